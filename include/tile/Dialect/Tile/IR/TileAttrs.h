@@ -1,0 +1,38 @@
+//===- TileAttrs.h - tile dialect attributes --------------------*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILEATTRS_H
+#define TILE_DIALECT_TILE_IR_TILEATTRS_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "tile/Layout/Layout.h"
+
+#include "llvm/ADT/Hashing.h"
+
+namespace mlir::tile {
+inline llvm::hash_code hash_value(const LayoutFactor &f) {
+  return llvm::hash_combine(f.size, f.outDim, f.stride);
+}
+
+/// Output dims of fragment layouts.
+enum FragmentAxis : unsigned { kThreadAxis = 0, kSlotAxis = 1 };
+} // namespace mlir::tile
+
+#include "tile/Dialect/Tile/IR/TileEnums.h.inc"
+#include "tile/Dialect/Tile/IR/TileInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/Tile/IR/TileAttrDefs.h.inc"
+
+namespace mlir::tile {
+/// The layout attribute of a buffer: the `layout` of the tile.alloc_shared or
+/// tile.fragment that defines it; null if it has none.
+LayoutAttrInterface getBufferLayoutAttr(Value buffer);
+} // namespace mlir::tile
+
+#endif // TILE_DIALECT_TILE_IR_TILEATTRS_H

@@ -1,0 +1,425 @@
+//===- TileOps.td - tile dialect operations ----------------*- tablegen -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILEOPS_TD
+#define TILE_DIALECT_TILE_IR_TILEOPS_TD
+
+include "tile/Dialect/Tile/IR/TileDialect.td"
+include "tile/Dialect/Tile/IR/TileAttrDefs.td"
+include "tile/Dialect/Tile/IR/TileEnums.td"
+include "tile/Dialect/Tile/IR/TileInterfaces.td"
+include "tile/Dialect/Tile/IR/TileTypes.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tile_Buffer : AnyTypeOf<[AnyMemRef, Tile_FragmentType],
+    "memref or fragment">;
+def Tile_TileOperand : AnyTypeOf<[AnyStaticShapeMemRef, Tile_FragmentType],
+    "statically shaped memref or fragment">;
+
+/// Block-level ops run collectively by all threads of a block: they must be
+/// nested in a tile.kernel, and not in a tile.parallel body.
+def Tile_BlockLevel : NativeOpTrait<"BlockLevel"> {
+  let cppNamespace = "::mlir::tile";
+}
+
+//===----------------------------------------------------------------------===//
+// tile.kernel
+//===----------------------------------------------------------------------===//
+
+def Tile_KernelOp : Tile_Op<"kernel", [
+    AutomaticAllocationScope, RecursiveMemoryEffects, SingleBlock,
+    NoTerminator,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "launch a grid of thread blocks (TileLang's T.Kernel)";
+  let description = [{
+    Runs its body once per block of a 1-, 2- or 3-d grid. Grid sizes are
+    static integers or `index` values; the number of threads per block is
+    static. The body's arguments are the block ids, one per grid dim.
+
+    Every thread of the block executes the body; tile operations in it are
+    collective, and the compiler divides their work over the threads. With
+    `raster(...)`, block ids follow a rasterized order (see `#tile.raster`).
+
+    ```mlir
+    tile.kernel grid(%bx, %by) in (8, %n) threads(128) {
+      %acc = tile.fragment : !tile.fragment<128x128xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamic_grid,
+                       DenseI64ArrayAttr:$static_grid,
+                       I64Attr:$threads,
+                       OptionalAttr<Tile_RasterAttr>:$raster);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of grid dims.
+    unsigned getGridRank() { return getStaticGrid().size(); }
+    /// The block id arguments of the body.
+    ::mlir::Block::BlockArgListType getBlockIds() {
+      return getBody().front().getArguments();
+    }
+    /// Grid sizes, static ones as attributes.
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedGrid();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Allocation
+//===----------------------------------------------------------------------===//
+
+def Tile_AllocSharedOp : Tile_Op<"alloc_shared", [Tile_BlockLevel,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "allocate a shared-memory buffer (TileLang's T.alloc_shared)";
+  let description = [{
+    Allocates a statically shaped buffer in the block's shared memory, live
+    for the enclosing `tile.kernel`. The result is a `memref` in
+    `#gpu.address_space<workgroup>` with the identity layout: indices are
+    logical. The physical arrangement is the optional `layout` attribute
+    (user annotation, TileLang's T.annotate_layout), which layout inference
+    fills in when absent.
+
+    ```mlir
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared layout(#tile.swizzle<64>) : memref<32x128xf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<Tile_LayoutAttrInterface>:$layout);
+  let results = (outs Res<AnyStaticShapeMemRef, "",
+                          [MemAlloc<DefaultResource>]>:$result);
+  let assemblyFormat = "(`layout` `(` $layout^ `)`)? attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_FragmentOp : Tile_Op<"fragment", [Tile_BlockLevel,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "allocate a register fragment (TileLang's T.alloc_fragment)";
+  let description = [{
+    Allocates a register tile spread over the block's threads. Its elements
+    are undefined until written. The optional `layout` attribute says which
+    thread and register slot holds each element; layout inference fills it
+    in when absent.
+
+    ```mlir
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    %c = tile.fragment layout(#tile.fragment<[[2:s2, 8:t4], [4:t1, 2:s1]]>) : !tile.fragment<16x8xf32>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<Tile_LayoutAttrInterface>:$layout);
+  let results = (outs Res<Tile_FragmentType, "",
+                          [MemAlloc<DefaultResource>]>:$result);
+  let assemblyFormat = "(`layout` `(` $layout^ `)`)? attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Tile_CopyOp : Tile_Op<"copy", [Tile_BlockLevel]> {
+  let summary = "copy a tile (TileLang's T.copy)";
+  let description = [{
+    Copies a tile between global memory, shared memory and fragments, in any
+    direction but global to global. The tile shape is the shape of the
+    non-global side; on the global side, `[offsets]` give the tile's first
+    element (one static or `index` offset per dim, equal rank).
+
+    Partial tiles at the edge of a global tensor are legal: elements read
+    outside the tensor are `pad` (default 0), elements written outside it
+    are dropped. Element types may differ when both are integers or both
+    floats; values are converted.
+
+    ```mlir
+    tile.copy %A[%m, %k] -> %As : memref<?x?xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+    tile.copy %acc -> %C[%m, 0] : !tile.fragment<128x128xf32>, memref<1024x256xf16>
+    tile.copy %As -> %frag : memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x32xf16>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_Buffer, "tile source", [MemRead]>:$source,
+                       Arg<Tile_Buffer, "tile destination", [MemWrite]>:$dest,
+                       Variadic<Index>:$offsets,
+                       DenseI64ArrayAttr:$static_offsets,
+                       OptionalAttr<TypedAttrInterface>:$pad);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The global-memory side, if any.
+    ::mlir::Value getGlobal();
+    /// The side whose shape is the tile shape.
+    ::mlir::Value getTile();
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedOffsets();
+  }];
+}
+
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_BlockLevel]> {
+  let summary = "atomically add a tile into global memory (TileLang's T.atomic_add)";
+  let description = [{
+    Adds each element of the source tile (shared buffer or fragment) into
+    the global tensor at `[offsets]`, atomically per element. Partial tiles
+    follow `tile.copy`: elements outside the tensor are dropped. The
+    destination element type must be the source's, or both must be floats.
+
+    ```mlir
+    tile.atomic_add %part -> %Out[%m, 0] : !tile.fragment<64x64xf32>, memref<1024x64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_TileOperand, "tile to add", [MemRead]>:$source,
+                       Arg<AnyMemRef, "global destination",
+                           [MemRead, MemWrite]>:$dest,
+                       Variadic<Index>:$offsets,
+                       DenseI64ArrayAttr:$static_offsets);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedOffsets();
+  }];
+}
+
+def Tile_FillOp : Tile_Op<"fill", [Tile_BlockLevel,
+    TypesMatchWith<"value type matches the buffer's element type", "dest",
+                   "value", "::llvm::cast<::mlir::ShapedType>($_self).getElementType()">]> {
+  let summary = "fill a tile with a value (TileLang's T.fill, T.clear)";
+  let description = [{
+    Writes `value` into every element of a shared buffer or fragment.
+    TileLang's `T.clear(buf)` is a fill with zero.
+
+    ```mlir
+    %zero = arith.constant 0.0 : f32
+    tile.fill %acc, %zero : !tile.fragment<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_TileOperand, "filled tile", [MemWrite]>:$dest,
+                       AnyType:$value);
+  let assemblyFormat = "$dest `,` $value attr-dict `:` type($dest)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Tile_GemmOp : Tile_Op<"gemm", [Tile_BlockLevel]> {
+  let summary = "tile matrix multiply-accumulate (TileLang's T.gemm)";
+  let description = [{
+    Computes `C += op(A) x op(B)` where `op` transposes when `transpose_a` /
+    `transpose_b` is set; with `clear_accum`, `C = op(A) x op(B)`. A and B
+    are shared buffers or fragments, C is a fragment: op(A) is M x K, op(B)
+    is K x N, C is M x N. `policy` says how the block's warps divide the C
+    tile (`square`, `full_row`: warps stacked along M, `full_col`: along N).
+
+    Element types (A, B -> C): f16 -> f16 or f32; bf16 -> f32; f32 -> f32
+    (tf32 tensor cores or FMA); f64 -> f64; i8 -> i32; f8E4M3FN / f8E5M2 ->
+    f32 (A and B may mix the two f8 types).
+
+    ```mlir
+    tile.gemm %As, %Bs, %acc : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    tile.gemm %As, %Bt, %acc transpose_b policy full_row : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_TileOperand, "A", [MemRead]>:$a,
+                       Arg<Tile_TileOperand, "B", [MemRead]>:$b,
+                       Arg<Tile_FragmentType, "C", [MemRead, MemWrite]>:$c,
+                       UnitAttr:$transpose_a,
+                       UnitAttr:$transpose_b,
+                       UnitAttr:$clear_accum,
+                       DefaultValuedAttr<Tile_WarpPolicyAttr,
+                                         "::mlir::tile::WarpPolicy::Square">:$policy);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
+    (`clear_accum` $clear_accum^)? (`policy` $policy^)? attr-dict
+    `:` type($a) `,` type($b) `,` qualified(type($c))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getM();
+    int64_t getN();
+    int64_t getK();
+  }];
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Tile_BlockLevel]> {
+  let summary = "reduce a tile along one dim (TileLang's T.reduce_*)";
+  let description = [{
+    Reduces `source` along `dim` into `dest`, whose shape is the source's
+    without `dim` (a rank-1 source reduces into a 1-element tile). Kinds:
+    `sum`, `max`, `min`, `absmax` (max of |x|), `abssum` (sum of |x|). With
+    `clear = false` the result is combined with what `dest` holds;
+    otherwise (the default) `dest` is overwritten. Element types are equal
+    or both floats.
+
+    ```mlir
+    tile.reduce max %scores -> %rowmax dim 1 : !tile.fragment<64x128xf32>, !tile.fragment<64xf32>
+    tile.reduce sum %scores -> %rowsum dim 1 {clear = false} : !tile.fragment<64x128xf32>, !tile.fragment<64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind,
+                       Arg<Tile_TileOperand, "reduced tile", [MemRead]>:$source,
+                       Arg<Tile_TileOperand, "result", [MemRead, MemWrite]>:$dest,
+                       I64Attr:$dim,
+                       DefaultValuedAttr<BoolAttr, "true">:$clear);
+  let assemblyFormat = [{
+    $kind $source `->` $dest `dim` $dim attr-dict `:` type($source) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_CumSumOp : Tile_Op<"cumsum", [Tile_BlockLevel]> {
+  let summary = "inclusive prefix sum along one dim (TileLang's T.cumsum)";
+  let description = [{
+    `dest[..., i, ...] = sum of source[..., j, ...] for j <= i` along `dim`
+    (for `j >= i` with `reverse`). Source and destination have the same
+    shape and element type; they may be the same buffer.
+
+    ```mlir
+    tile.cumsum %s -> %s dim 1 : memref<64x128xf32, #gpu.address_space<workgroup>>, memref<64x128xf32, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_TileOperand, "scanned tile", [MemRead]>:$source,
+                       Arg<Tile_TileOperand, "result", [MemWrite]>:$dest,
+                       I64Attr:$dim,
+                       UnitAttr:$reverse);
+  let assemblyFormat = [{
+    $source `->` $dest `dim` $dim (`reverse` $reverse^)? attr-dict
+    `:` type($source) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+def Tile_ParallelOp : Tile_Op<"parallel", [Tile_BlockLevel,
+    RecursiveMemoryEffects, SingleBlock, NoTerminator,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "elementwise body over a tile's index space (TileLang's T.Parallel)";
+  let description = [{
+    Runs the body once for every index of a static iteration space; the
+    arguments are the index. Iterations are independent: the compiler
+    partitions them over the block's threads (the optional `layout`, a
+    fragment layout over the iteration space, records how; layout inference
+    derives it from the fragments the body touches). Bodies access
+    elements with `tile.load` and `tile.store`; a fragment is indexed by the
+    loop's own arguments, so each iteration touches elements its thread
+    owns.
+
+    ```mlir
+    tile.parallel (%i, %j) in (64, 128) {
+      %x = tile.load %s[%i, %j] : !tile.fragment<64x128xf32>
+      %m = tile.load %rowmax[%i] : !tile.fragment<64xf32>
+      %d = arith.subf %x, %m : f32
+      %e = math.exp %d : f32
+      tile.store %e, %s[%i, %j] : !tile.fragment<64x128xf32>
+    }
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$shape,
+                       OptionalAttr<Tile_LayoutAttrInterface>:$layout);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getInductionVars() {
+      return getBody().front().getArguments();
+    }
+  }];
+}
+
+def Tile_PipelinedOp : Tile_Op<"pipelined", [Tile_BlockLevel,
+    RecursiveMemoryEffects, SingleBlock, NoTerminator,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "software-pipelined loop (TileLang's T.Pipelined)";
+  let description = [{
+    A loop from `lower` to `upper` by `step` whose iterations the compiler
+    overlaps: with `stages(n)`, copies into shared memory run up to n - 1
+    iterations ahead of the compute that reads them, in multi-buffered
+    shared memory. `stages(0)` and `stages(1)` run the loop as written.
+
+    `order` and `stage` optionally schedule the body by hand, one entry per
+    op of the body: `order` is the issue order (a permutation) and `stage`
+    the pipeline stage (0 <= stage < max(1, n)) of each op.
+
+    ```mlir
+    tile.pipelined %k = %c0 to %nk step %c1 stages(3) {
+      tile.copy %A[%m, %k] -> %As : memref<1024x512xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Index:$lower, Index:$upper, Index:$step,
+                       I64Attr:$num_stages,
+                       OptionalAttr<DenseI64ArrayAttr>:$order,
+                       OptionalAttr<DenseI64ArrayAttr>:$stage);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Value getInductionVar() { return getBody().front().getArgument(0); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Element access (in tile.parallel bodies)
+//===----------------------------------------------------------------------===//
+
+def Tile_LoadOp : Tile_Op<"load", [
+    TypesMatchWith<"result type matches the buffer's element type", "buffer",
+                   "result", "::llvm::cast<::mlir::ShapedType>($_self).getElementType()">]> {
+  let summary = "read one element in a tile.parallel body";
+  let description = [{
+    Reads `buffer[indices]` (a fragment, shared buffer or global memref).
+    A fragment must be indexed by distinct induction variables of the
+    enclosing `tile.parallel` (a subset broadcasts, as `rowmax[%i]` in an
+    `(%i, %j)` loop). A global read outside the tensor gives `pad`
+    (default 0).
+
+    ```mlir
+    %x = tile.load %acc[%i, %j] : !tile.fragment<64x64xf32>
+    %g = tile.load %A[%r, %c] : memref<?x?xf16>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_Buffer, "read buffer", [MemRead]>:$buffer,
+                       Variadic<Index>:$indices,
+                       OptionalAttr<TypedAttrInterface>:$pad);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$buffer `[` $indices `]` attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    TypesMatchWith<"value type matches the buffer's element type", "buffer",
+                   "value", "::llvm::cast<::mlir::ShapedType>($_self).getElementType()">]> {
+  let summary = "write one element in a tile.parallel body";
+  let description = [{
+    Writes `value` to `buffer[indices]`. A fragment must be indexed by all
+    induction variables of the enclosing `tile.parallel`, each once, so
+    iterations write distinct elements. A global write outside the tensor
+    is dropped.
+
+    ```mlir
+    tile.store %y, %acc[%i, %j] : !tile.fragment<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyType:$value,
+                       Arg<Tile_Buffer, "written buffer", [MemWrite]>:$buffer,
+                       Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $indices `]` attr-dict `:` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TILE_DIALECT_TILE_IR_TILEOPS_TD

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+#===- scripts/install-deps.sh - install build and test dependencies -------===#
+#
+# Installs every system package the project needs on Debian 12 (bookworm):
+# LLVM/MLIR 22, the dev libraries their CMake packages link against, the build
+# tools, and numpy for the test suite's reference computations. Idempotent:
+# packages that are already present are skipped.
+#
+#===-----------------------------------------------------------------------===#
+set -euo pipefail
+
+LLVM_VERSION=22
+PACKAGES=(
+  build-essential cmake ninja-build ccache git python3 python3-pip
+  "llvm-${LLVM_VERSION}-dev" "libmlir-${LLVM_VERSION}-dev"
+  "mlir-${LLVM_VERSION}-tools" "llvm-${LLVM_VERSION}-tools"
+  "clang-${LLVM_VERSION}" "lld-${LLVM_VERSION}"
+  libzstd-dev zlib1g-dev libz3-dev libedit-dev libxml2-dev libffi-dev
+  libncurses-dev libgtest-dev
+  # lit runs on Debian's python3; execution tests compute references with
+  # numpy on that same interpreter.
+  python3-numpy
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: system packages present"
+fi

@@ -1,0 +1,189 @@
+// RUN: tile-opt %s | tile-opt | FileCheck %s
+// RUN: tile-opt %s --mlir-print-op-generic | tile-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @kernel_grids
+func.func @kernel_grids(%n: index) {
+  // CHECK: tile.kernel grid(%[[BX:.+]]) in (4) threads(32) {
+  tile.kernel grid(%bx) in (4) threads(32) {
+  }
+  // CHECK: tile.kernel grid(%{{.+}}, %{{.+}}) in (8, %{{.+}}) threads(256) raster(#tile.raster<4>) {
+  tile.kernel grid(%bx, %by) in (8, %n) threads(256) raster(#tile.raster<4>) {
+  }
+  // CHECK: tile.kernel grid(%{{.+}}, %{{.+}}) in (%{{.+}}, 2) threads(128) raster(#tile.raster<2, column>) {
+  tile.kernel grid(%bx, %by) in (%n, 2) threads(128) raster(#tile.raster<2, column>) {
+  }
+  // CHECK: tile.kernel grid(%{{.+}}, %{{.+}}, %{{.+}}) in (2, 3, 4) threads(64) attributes {note = "x"} {
+  tile.kernel grid(%bx, %by, %bz) in (2, 3, 4) threads(64) attributes {note = "x"} {
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @allocations
+func.func @allocations() {
+  tile.kernel grid(%bx) in (1) threads(128) {
+    // CHECK: tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %a = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.alloc_shared layout(#tile.linear) : memref<64x32xf16
+    %b = tile.alloc_shared layout(#tile.linear) : memref<64x32xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.alloc_shared layout(#tile.padded<8>) : memref<64x32xf16
+    %c = tile.alloc_shared layout(#tile.padded<8>) : memref<64x32xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.alloc_shared layout(#tile.swizzle<32>) : memref<32x16xf16
+    %d = tile.alloc_shared layout(#tile.swizzle<32>) : memref<32x16xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.alloc_shared layout(#tile.swizzle<64>) : memref<64x32xf16
+    %e = tile.alloc_shared layout(#tile.swizzle<64>) : memref<64x32xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.alloc_shared layout(#tile.swizzle<128>) : memref<2x64x128xf16
+    %f = tile.alloc_shared layout(#tile.swizzle<128>) : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.alloc_shared layout(#tile.shared<{{\[}}[128:64], [2:8192, 64:1]], swizzle 128>) : memref<128x128xf16
+    %g = tile.alloc_shared layout(#tile.shared<[[128:64], [2:8192, 64:1]], swizzle 128>) : memref<128x128xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.alloc_shared layout(#tile.shared<{{\[}}[16:1], [8:16]]>) : memref<16x8xf32
+    %h = tile.alloc_shared layout(#tile.shared<[[16:1], [8:16]]>) : memref<16x8xf32, #gpu.address_space<workgroup>>
+    // CHECK: tile.fragment : !tile.fragment<128x128xf32>
+    %i = tile.fragment : !tile.fragment<128x128xf32>
+    // CHECK: tile.fragment layout(#tile.fragment<{{\[}}[2:s2, 8:t4], [4:t1, 2:s1]]>) : !tile.fragment<16x8xf32>
+    %j = tile.fragment layout(#tile.fragment<[[2:s2, 8:t4], [4:t1, 2:s1]]>) : !tile.fragment<16x8xf32>
+    // CHECK: tile.fragment layout(#tile.fragment<{{\[}}[64:t1]], replicate [2:t64]>) : !tile.fragment<64xf32>
+    %k = tile.fragment layout(#tile.fragment<[[64:t1]], replicate [2:t64]>) : !tile.fragment<64xf32>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @copies
+func.func @copies(%A: memref<?x?xf16>, %C: memref<1024x256xf32>, %i: index) {
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %s = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %f = tile.fragment : !tile.fragment<128x32xf16>
+    %g = tile.fragment : !tile.fragment<128x32xf32>
+    // CHECK: tile.copy %{{.+}}[%{{.+}}, 0] -> %{{.+}} : memref<?x?xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+    tile.copy %A[%i, 0] -> %s : memref<?x?xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.copy %{{.+}}[4, %{{.+}}] -> %{{.+}} {pad = 1.000000e+00 : f16} : memref<?x?xf16>, !tile.fragment<128x32xf16>
+    tile.copy %A[4, %i] -> %f {pad = 1.0 : f16} : memref<?x?xf16>, !tile.fragment<128x32xf16>
+    // CHECK: tile.copy %{{.+}} -> %{{.+}} : memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x32xf16>
+    tile.copy %s -> %f : memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x32xf16>
+    // CHECK: tile.copy %{{.+}} -> %{{.+}} : !tile.fragment<128x32xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+    tile.copy %f -> %s : !tile.fragment<128x32xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.copy %{{.+}} -> %{{.+}} : !tile.fragment<128x32xf16>, !tile.fragment<128x32xf32>
+    tile.copy %f -> %g : !tile.fragment<128x32xf16>, !tile.fragment<128x32xf32>
+    // CHECK: tile.copy %{{.+}} -> %{{.+}}[%{{.+}}, 64] : !tile.fragment<128x32xf32>, memref<1024x256xf32>
+    tile.copy %g -> %C[%i, 64] : !tile.fragment<128x32xf32>, memref<1024x256xf32>
+    // CHECK: tile.copy %{{.+}} -> %{{.+}}[0, 0] : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<?x?xf16>
+    tile.copy %s -> %A[0, 0] : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<?x?xf16>
+    // CHECK: tile.atomic_add %{{.+}} -> %{{.+}}[%{{.+}}, 0] : !tile.fragment<128x32xf32>, memref<1024x256xf32>
+    tile.atomic_add %g -> %C[%i, 0] : !tile.fragment<128x32xf32>, memref<1024x256xf32>
+  }
+  return
+}
+
+// A strided view of a 4-d global tensor, as attention kernels take a head.
+// CHECK-LABEL: func.func @strided_global
+func.func @strided_global(%Q: memref<2x1024x8x64xf16>, %b: index, %h: index) {
+  tile.kernel grid(%bx) in (8) threads(128) {
+    %q = memref.subview %Q[%b, 0, %h, 0] [1, 1024, 1, 64] [1, 1, 1, 1]
+        : memref<2x1024x8x64xf16> to memref<1024x64xf16, strided<[512, 1], offset: ?>>
+    %s = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.copy %{{.+}}[0, 0] -> %{{.+}} : memref<1024x64xf16, strided<[512, 1], offset: ?>>
+    tile.copy %q[0, 0] -> %s : memref<1024x64xf16, strided<[512, 1], offset: ?>>, memref<128x64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @compute
+func.func @compute() {
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %a = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %bt = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %af = tile.fragment : !tile.fragment<64x32xf16>
+    %acc = tile.fragment : !tile.fragment<64x64xf32>
+    %row = tile.fragment : !tile.fragment<64xf32>
+    %all = tile.fragment : !tile.fragment<1xf32>
+    // CHECK: tile.fill %{{.+}}, %{{.+}} : !tile.fragment<64x64xf32>
+    tile.fill %acc, %zero : !tile.fragment<64x64xf32>
+    // CHECK: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    tile.gemm %a, %b, %acc : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    // CHECK: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} transpose_b clear_accum policy full_row :
+    tile.gemm %af, %bt, %acc transpose_b clear_accum policy full_row : !tile.fragment<64x32xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    // CHECK: tile.gemm %{{.+}}, %{{.+}}, %{{.+}} transpose_a policy full_col :
+    tile.gemm %b, %b, %acc transpose_a policy full_col : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    // CHECK: tile.reduce sum %{{.+}} -> %{{.+}} dim 1 : !tile.fragment<64x64xf32>, !tile.fragment<64xf32>
+    tile.reduce sum %acc -> %row dim 1 : !tile.fragment<64x64xf32>, !tile.fragment<64xf32>
+    // CHECK: tile.reduce max %{{.+}} -> %{{.+}} dim 0 {clear = false} :
+    tile.reduce max %acc -> %row dim 0 {clear = false} : !tile.fragment<64x64xf32>, !tile.fragment<64xf32>
+    // CHECK: tile.reduce min
+    tile.reduce min %acc -> %row dim 1 : !tile.fragment<64x64xf32>, !tile.fragment<64xf32>
+    // CHECK: tile.reduce absmax
+    tile.reduce absmax %acc -> %row dim 1 : !tile.fragment<64x64xf32>, !tile.fragment<64xf32>
+    // CHECK: tile.reduce abssum %{{.+}} -> %{{.+}} dim 0 : !tile.fragment<64xf32>, !tile.fragment<1xf32>
+    tile.reduce abssum %row -> %all dim 0 : !tile.fragment<64xf32>, !tile.fragment<1xf32>
+    // CHECK: tile.cumsum %{{.+}} -> %{{.+}} dim 1 : !tile.fragment<64x64xf32>, !tile.fragment<64x64xf32>
+    tile.cumsum %acc -> %acc dim 1 : !tile.fragment<64x64xf32>, !tile.fragment<64x64xf32>
+    // CHECK: tile.cumsum %{{.+}} -> %{{.+}} dim 0 reverse :
+    tile.cumsum %a -> %a dim 0 reverse : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<64x32xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @gemm_types
+func.func @gemm_types() {
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %h = tile.alloc_shared : memref<16x16xf16, #gpu.address_space<workgroup>>
+    %hb = tile.alloc_shared : memref<16x16xbf16, #gpu.address_space<workgroup>>
+    %i8 = tile.alloc_shared : memref<16x16xi8, #gpu.address_space<workgroup>>
+    %e4 = tile.alloc_shared : memref<16x16xf8E4M3FN, #gpu.address_space<workgroup>>
+    %e5 = tile.alloc_shared : memref<16x16xf8E5M2, #gpu.address_space<workgroup>>
+    %f64 = tile.alloc_shared : memref<16x16xf64, #gpu.address_space<workgroup>>
+    %c16 = tile.fragment : !tile.fragment<16x16xf16>
+    %c32 = tile.fragment : !tile.fragment<16x16xf32>
+    %ci = tile.fragment : !tile.fragment<16x16xi32>
+    %cd = tile.fragment : !tile.fragment<16x16xf64>
+    // CHECK-COUNT-6: tile.gemm
+    tile.gemm %h, %h, %c16 : memref<16x16xf16, #gpu.address_space<workgroup>>, memref<16x16xf16, #gpu.address_space<workgroup>>, !tile.fragment<16x16xf16>
+    tile.gemm %hb, %hb, %c32 : memref<16x16xbf16, #gpu.address_space<workgroup>>, memref<16x16xbf16, #gpu.address_space<workgroup>>, !tile.fragment<16x16xf32>
+    tile.gemm %i8, %i8, %ci : memref<16x16xi8, #gpu.address_space<workgroup>>, memref<16x16xi8, #gpu.address_space<workgroup>>, !tile.fragment<16x16xi32>
+    tile.gemm %e4, %e5, %c32 : memref<16x16xf8E4M3FN, #gpu.address_space<workgroup>>, memref<16x16xf8E5M2, #gpu.address_space<workgroup>>, !tile.fragment<16x16xf32>
+    tile.gemm %f64, %f64, %cd : memref<16x16xf64, #gpu.address_space<workgroup>>, memref<16x16xf64, #gpu.address_space<workgroup>>, !tile.fragment<16x16xf64>
+    tile.gemm %c32, %c32, %c32 : !tile.fragment<16x16xf32>, !tile.fragment<16x16xf32>, !tile.fragment<16x16xf32>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @loops
+func.func @loops(%G: memref<?x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %s = tile.fragment : !tile.fragment<64x128xf32>
+    %m = tile.fragment : !tile.fragment<64xf32>
+    %sh = tile.alloc_shared : memref<64x128xf32, #gpu.address_space<workgroup>>
+    // CHECK: tile.parallel (%[[I:.+]], %[[J:.+]]) in (64, 128) {
+    tile.parallel (%i, %j) in (64, 128) {
+      // CHECK: %[[X:.+]] = tile.load %{{.+}}[%[[I]], %[[J]]] : !tile.fragment<64x128xf32>
+      %x = tile.load %s[%i, %j] : !tile.fragment<64x128xf32>
+      // CHECK: tile.load %{{.+}}[%[[I]]] : !tile.fragment<64xf32>
+      %y = tile.load %m[%i] : !tile.fragment<64xf32>
+      // CHECK: tile.load %{{.+}}[%[[J]], %[[I]]] {pad = 0xFF800000 : f32} : memref<?x?xf32>
+      %g = tile.load %G[%j, %i] {pad = 0xFF800000 : f32} : memref<?x?xf32>
+      %d = arith.subf %x, %y : f32
+      %e = arith.addf %d, %g : f32
+      // CHECK: tile.store %{{.+}}, %{{.+}}[%[[I]], %[[J]]] : !tile.fragment<64x128xf32>
+      tile.store %e, %s[%i, %j] : !tile.fragment<64x128xf32>
+      // CHECK: tile.store %{{.+}}, %{{.+}}[%[[J]], %[[I]]] : memref<64x128xf32, #gpu.address_space<workgroup>>
+      tile.store %e, %sh[%j, %i] : memref<64x128xf32, #gpu.address_space<workgroup>>
+    }
+    // CHECK: tile.parallel (%{{.+}}) in (64) layout(#tile.fragment<{{\[}}[64:t1]], replicate [2:t64]>) {
+    tile.parallel (%i) in (64) layout(#tile.fragment<[[64:t1]], replicate [2:t64]>) {
+      %v = tile.load %m[%i] : !tile.fragment<64xf32>
+      tile.store %v, %m[%i] : !tile.fragment<64xf32>
+    }
+    // CHECK: tile.pipelined %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} stages(2) {
+    tile.pipelined %k = %c0 to %n step %c1 stages(2) {
+      tile.copy %G[0, %k] -> %sh : memref<?x?xf32>, memref<64x128xf32, #gpu.address_space<workgroup>>
+    }
+    // CHECK: tile.pipelined %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} stages(3) order [1, 0] stage [0, 2] {
+    tile.pipelined %k = %c0 to %n step %c1 stages(3) order [1, 0] stage [0, 2] {
+      tile.copy %G[0, %k] -> %sh : memref<?x?xf32>, memref<64x128xf32, #gpu.address_space<workgroup>>
+      tile.copy %sh -> %s : memref<64x128xf32, #gpu.address_space<workgroup>>, !tile.fragment<64x128xf32>
+    }
+  }
+  return
+}
