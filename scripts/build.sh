@@ -14,8 +14,7 @@ build="${TILE_BUILD_DIR:-$root/build}"
 if [ ! -f "$build/build.ninja" ]; then
   args=(-G Ninja -S "$root" -B "$build"
         -DCMAKE_BUILD_TYPE="${TILE_BUILD_TYPE:-Release}"
-        -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir
-        -DLLVM_ENABLE_ASSERTIONS=ON)
+        -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir)
   if command -v clang++-22 >/dev/null; then
     args+=(-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22)
   fi

@@ -12,13 +12,14 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tile_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit",
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit", "mutate.py",
                    "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 # Reference computations run on the interpreter that runs lit.
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%tile_src_root", config.tile_src_root))
+config.substitutions.append(("%tile_obj_root", config.tile_obj_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

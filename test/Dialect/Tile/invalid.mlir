@@ -14,6 +14,11 @@ func.func private @f(!tile.fragment<4xvector<2xf32>>)
 
 // -----
 
+// expected-error @+1 {{fragment has more than 2^32 elements}}
+func.func private @f(!tile.fragment<65536x65536x2xf32>)
+
+// -----
+
 // expected-error @+1 {{fragment must have rank 1 or more}}
 func.func private @f(!tile.fragment<f32>)
 
@@ -51,6 +56,16 @@ func.func private @f() attributes {l = #tile.shared<[[0:1]]>}
 
 // expected-error @+1 {{layout factor stride must be non-negative, got -2}}
 func.func private @f() attributes {l = #tile.shared<[[4:-2]]>}
+
+// -----
+
+// expected-error @+1 {{layout is too large: at most 2^32 elements and strides below 2^32}}
+func.func private @f() attributes {l = #tile.shared<[[65536:1], [65536:65536], [2:1]]>}
+
+// -----
+
+// expected-error @+1 {{layout is too large: at most 2^32 elements and strides below 2^32}}
+func.func private @f() attributes {l = #tile.fragment<[[4:t8589934592]]>}
 
 // -----
 

@@ -141,6 +141,11 @@ verifyFactors(function_ref<InFlightDiagnostic()> emitError,
   if (total != static_cast<int64_t>(factors.size()))
     return emitError() << "layout factor counts do not add up to "
                        << factors.size() << " factors";
+  // Tiles are small: bounding sizes and strides keeps all layout arithmetic
+  // far from overflow.
+  constexpr int64_t kMaxPoints = int64_t(1) << 32;
+  constexpr int64_t kMaxStride = int64_t(1) << 32;
+  int64_t points = 1;
   for (const LayoutFactor &f : factors) {
     if (f.size < 1)
       return emitError() << "layout factor size must be positive, got "
@@ -148,6 +153,10 @@ verifyFactors(function_ref<InFlightDiagnostic()> emitError,
     if (f.stride < 0)
       return emitError() << "layout factor stride must be non-negative, got "
                          << f.stride;
+    if (f.stride > kMaxStride || f.size > kMaxPoints / points)
+      return emitError() << "layout is too large: at most 2^32 elements and "
+                            "strides below 2^32";
+    points *= f.size;
   }
   return success();
 }

@@ -55,18 +55,19 @@ LogicalResult mlir::tile::verifyBlockLevel(Operation *op) {
   return success();
 }
 
-/// Checks that `layout` suits a buffer of `type` in the kernel enclosing `op`.
+/// Checks that `layout` suits a buffer of `shape` x `elementType` in the
+/// kernel enclosing `op`.
 static LogicalResult verifyBufferLayout(Operation *op, LayoutAttrInterface attr,
-                                        ShapedType type, bool wantFragment) {
+                                        ArrayRef<int64_t> shape,
+                                        Type elementType, bool wantFragment) {
   if (!attr)
     return success();
   if (attr.isFragmentLayout() != wantFragment)
     return op->emitOpError("expects a ")
            << (wantFragment ? "fragment" : "shared-memory") << " layout, got "
            << attr;
-  FailureOr<Layout> layout =
-      attr.getLayout(type.getShape(), type.getElementType(),
-                     [&] { return op->emitOpError(); });
+  FailureOr<Layout> layout = attr.getLayout(
+      shape, elementType, [&] { return op->emitOpError(); });
   if (failed(layout))
     return failure();
   if (!wantFragment)
@@ -209,13 +210,13 @@ LogicalResult AllocSharedOp::verify() {
   if (!type.getElementType().isIntOrFloat())
     return emitOpError("expects an integer or float element type, got ")
            << type.getElementType();
-  return verifyBufferLayout(*this, getLayoutAttr(), type,
-                            /*wantFragment=*/false);
+  return verifyBufferLayout(*this, getLayoutAttr(), type.getShape(),
+                            type.getElementType(), /*wantFragment=*/false);
 }
 
 LogicalResult FragmentOp::verify() {
-  return verifyBufferLayout(*this, getLayoutAttr(), getType(),
-                            /*wantFragment=*/true);
+  return verifyBufferLayout(*this, getLayoutAttr(), getType().getShape(),
+                            getType().getElementType(), /*wantFragment=*/true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -617,8 +618,8 @@ LogicalResult ParallelOp::verify() {
   if (!getLayoutAttr())
     return success();
   // The loop layout is a fragment layout over the iteration space.
-  auto space = FragmentType::get(getShape(), IndexType::get(getContext()));
-  return verifyBufferLayout(*this, getLayoutAttr(), space,
+  return verifyBufferLayout(*this, getLayoutAttr(), getShape(),
+                            IndexType::get(getContext()),
                             /*wantFragment=*/true);
 }
 

@@ -45,9 +45,14 @@ FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
                      ArrayRef<int64_t> shape, Type elementType) {
   if (shape.empty())
     return emitError() << "fragment must have rank 1 or more";
-  for (int64_t size : shape)
+  int64_t elements = 1;
+  for (int64_t size : shape) {
     if (size <= 0)
       return emitError() << "fragment dims must be static and positive";
+    if (size > (int64_t(1) << 32) / elements)
+      return emitError() << "fragment has more than 2^32 elements";
+    elements *= size;
+  }
   if (!elementType.isIntOrFloat())
     return emitError() << "fragment element type must be an integer or "
                           "float, got "
