@@ -391,6 +391,87 @@ FailureOr<Layout> Layout::reshapeInput(ArrayRef<int64_t> newShape) const {
   return Layout(result, outRank, swizzle);
 }
 
+Layout Layout::repeat(unsigned dim, LayoutFactor factor) const {
+  SmallVector<DimFactors> result(dims.begin(), dims.end());
+  result[dim].insert(result[dim].begin(), factor);
+  return Layout(result, outRank, swizzle);
+}
+
+Layout Layout::insertDim(unsigned pos, ArrayRef<LayoutFactor> factors) const {
+  SmallVector<DimFactors> result(dims.begin(), dims.end());
+  result.insert(result.begin() + pos, DimFactors(factors));
+  return Layout(result, outRank, swizzle);
+}
+
+Layout Layout::dropDim(unsigned dim,
+                       SmallVectorImpl<LayoutFactor> *removed) const {
+  SmallVector<DimFactors> result(dims.begin(), dims.end());
+  if (removed)
+    removed->append(result[dim].begin(), result[dim].end());
+  result.erase(result.begin() + dim);
+  return Layout(result, outRank, swizzle);
+}
+
+Layout Layout::permuteInput(ArrayRef<unsigned> perm) const {
+  assert(perm.size() == dims.size() && "permutation rank mismatch");
+  SmallVector<DimFactors> result;
+  for (unsigned d : perm)
+    result.push_back(dims[d]);
+  return Layout(result, outRank, swizzle);
+}
+
+FailureOr<Layout> Layout::rescale(unsigned dim, int64_t k) const {
+  if (k < 1)
+    return failure();
+  if (k == 1)
+    return *this;
+  Layout s = simplify();
+  SmallVector<DimFactors> result(s.dims.begin(), s.dims.end());
+  if (result[dim].empty())
+    return failure();
+  LayoutFactor inner = result[dim].back();
+  if (inner.stride != 1 || inner.size % k != 0)
+    return failure();
+  unsigned out = inner.outDim;
+  std::optional<Swizzle> newSwizzle = swizzle;
+  if (swizzle && out == 0) {
+    if (!llvm::isPowerOf2_64(k) || llvm::Log2_64(k) > swizzle->base)
+      return failure();
+    newSwizzle->base -= llvm::Log2_64(k);
+  }
+  for (DimFactors &factors : result)
+    for (LayoutFactor &f : factors) {
+      if (&f == &result[dim].back() || f.outDim != out)
+        continue;
+      if (f.stride % k != 0)
+        return failure();
+      f.stride /= k;
+    }
+  if (inner.size == k)
+    result[dim].pop_back();
+  else
+    result[dim].back().size = inner.size / k;
+  return Layout(result, outRank, newSwizzle);
+}
+
+Layout Layout::compactOutput(unsigned outDim) const {
+  SmallVector<DimFactors> result(dims.begin(), dims.end());
+  SmallVector<LayoutFactor *> onOut;
+  for (DimFactors &factors : result)
+    for (LayoutFactor &f : factors)
+      if (f.outDim == outDim && f.size > 1 && f.stride > 0)
+        onOut.push_back(&f);
+  llvm::sort(onOut, [](const LayoutFactor *a, const LayoutFactor *b) {
+    return a->stride < b->stride;
+  });
+  int64_t stride = 1;
+  for (LayoutFactor *f : onOut) {
+    f->stride = stride;
+    stride *= f->size;
+  }
+  return Layout(result, outRank, swizzle);
+}
+
 bool Layout::operator==(const Layout &o) const {
   if (outRank != o.outRank || dims.size() != o.dims.size())
     return false;

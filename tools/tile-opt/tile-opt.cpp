@@ -30,11 +30,13 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Dialect/Tile/Transforms/Passes.h"
 
 using namespace mlir;
 
 int main(int argc, char **argv) {
   registerAllPasses();
+  tile::registerTilePasses();
 
   DialectRegistry registry;
   registry.insert<tile::TileDialect, affine::AffineDialect,

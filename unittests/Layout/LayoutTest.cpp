@@ -201,4 +201,65 @@ TEST(LayoutTest, PaddedExtents) {
   EXPECT_FALSE(l.isBijective());
 }
 
+TEST(LayoutTest, RescaleSwizzledRowsToVectors) {
+  // A 128-byte swizzle atom of f16 viewed as 16-byte vectors: 8 rows of 8
+  // vectors, vector index XOR row.
+  Layout l(Dims{{{8, 0, 64}}, {{64, 0, 1}}}, 1, Swizzle::forMode(128, 2));
+  FailureOr<Layout> v = l.rescale(1, 8);
+  ASSERT_TRUE(succeeded(v));
+  EXPECT_EQ(v->getInShape(), (SmallVector<int64_t>{8, 8}));
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t c = 0; c < 8; ++c)
+      EXPECT_EQ(v->apply({r, c})[0], r * 8 + (c ^ r));
+  // Column-major data has no contiguous runs along dim 1.
+  Layout colMajor(Dims{{{8, 0, 1}}, {{8, 0, 8}}}, 1);
+  EXPECT_TRUE(failed(colMajor.rescale(1, 2)));
+  // Runs longer than the swizzle's unit cannot be grouped.
+  EXPECT_TRUE(failed(l.rescale(1, 16)));
+}
+
+TEST(LayoutTest, RescaleFragmentIntoPairs) {
+  // Adjacent f16 columns in adjacent slots pack into 32-bit registers.
+  Layout a(Dims{{{2, 1, 2}, {8, 0, 4}}, {{2, 1, 4}, {4, 0, 1}, {2, 1, 1}},
+                {}},
+           2);
+  FailureOr<Layout> pairs = a.rescale(1, 2);
+  ASSERT_TRUE(succeeded(pairs));
+  EXPECT_EQ(pairs->getInShape(), (SmallVector<int64_t>{16, 8, 1}));
+  EXPECT_EQ(pairs->getOutExtents(), (SmallVector<int64_t>{32, 4}));
+  EXPECT_TRUE(pairs->isBijective());
+  for (int64_t r = 0; r < 16; ++r)
+    for (int64_t c = 0; c < 8; ++c) {
+      SmallVector<int64_t> whole = a.apply({r, 2 * c, 0});
+      EXPECT_EQ(pairs->apply({r, c, 0}),
+                (SmallVector<int64_t>{whole[0], whole[1] / 2}));
+    }
+}
+
+TEST(LayoutTest, RepeatInsertDropPermute) {
+  Layout row = Layout::rowMajor({4});
+  EXPECT_EQ(row.repeat(0, {3, 0, 4}).simplify(), Layout::rowMajor({12}));
+  Layout l = Layout::rowMajor({4, 6});
+  Layout t = l.permuteInput({1, 0});
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 6; ++j)
+      EXPECT_EQ(t.apply({j, i}), l.apply({i, j}));
+  SmallVector<LayoutFactor> removed;
+  Layout dropped = l.dropDim(0, &removed);
+  EXPECT_EQ(dropped.getInShape(), (SmallVector<int64_t>{6}));
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed[0], (LayoutFactor{4, 0, 6}));
+  Layout expanded = dropped.insertDim(0, removed);
+  EXPECT_EQ(expanded, l);
+}
+
+TEST(LayoutTest, CompactOutputRemovesGaps) {
+  // Slots 0, 1, 4, 5: renumbered 0..3.
+  Layout l(Dims{{{2, 1, 4}}, {{2, 1, 1}}}, 2);
+  Layout c = l.compactOutput(1);
+  EXPECT_EQ(c.getOutExtents(), (SmallVector<int64_t>{1, 4}));
+  EXPECT_TRUE(c.isBijective());
+  EXPECT_EQ(c.apply({1, 0}), (SmallVector<int64_t>{0, 2}));
+}
+
 } // namespace

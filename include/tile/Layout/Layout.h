@@ -132,6 +132,25 @@ public:
   /// The same map over a row-major reshaping of the input space.
   FailureOr<Layout> reshapeInput(ArrayRef<int64_t> newShape) const;
 
+  /// Repeats the layout along input dim `dim`: `factor` becomes its new
+  /// outermost digit.
+  Layout repeat(unsigned dim, LayoutFactor factor) const;
+  /// Inserts a new input dim at position `pos` made of `factors`.
+  Layout insertDim(unsigned pos, ArrayRef<LayoutFactor> factors) const;
+  /// Removes input dim `dim`; its factors are appended to `removed`.
+  Layout dropDim(unsigned dim,
+                 SmallVectorImpl<LayoutFactor> *removed = nullptr) const;
+  /// Reorders input dims: new dim `i` is old dim `perm[i]`.
+  Layout permuteInput(ArrayRef<unsigned> perm) const;
+  /// Views each `k` consecutive elements of input dim `dim` as one element
+  /// (e.g. f16 pairs as 32-bit words, or 8 f16 as one 128-bit vector). The
+  /// innermost digit of `dim` must step by 1 along its output dim, and every
+  /// other stride on that output must be a multiple of `k`.
+  FailureOr<Layout> rescale(unsigned dim, int64_t k) const;
+  /// Renumbers output dim `outDim` without gaps: its factors, in stride
+  /// order, get the dense strides 1, s0, s0*s1, ...
+  Layout compactOutput(unsigned outDim) const;
+
   bool operator==(const Layout &o) const;
   bool operator!=(const Layout &o) const { return !(*this == o); }
 

@@ -378,9 +378,7 @@ SmallVector<Layout::DimFactors> FragmentLayoutAttr::getDims() const {
 static Layout buildFragmentLayout(ArrayRef<LayoutFactor> factors,
                                   ArrayRef<int64_t> perDim,
                                   ArrayRef<LayoutFactor> replicate) {
-  SmallVector<Layout::DimFactors> dims = groupFactors(factors, perDim);
-  dims.emplace_back(replicate);
-  return Layout(dims, 2);
+  return makeFragment(groupFactors(factors, perDim), replicate);
 }
 
 LogicalResult

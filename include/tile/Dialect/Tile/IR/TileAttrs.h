@@ -10,6 +10,7 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "tile/Layout/FragmentLayouts.h"
 #include "tile/Layout/Layout.h"
 
 #include "llvm/ADT/Hashing.h"
@@ -18,9 +19,6 @@ namespace mlir::tile {
 inline llvm::hash_code hash_value(const LayoutFactor &f) {
   return llvm::hash_combine(f.size, f.outDim, f.stride);
 }
-
-/// Output dims of fragment layouts.
-enum FragmentAxis : unsigned { kThreadAxis = 0, kSlotAxis = 1 };
 } // namespace mlir::tile
 
 #include "tile/Dialect/Tile/IR/TileEnums.h.inc"

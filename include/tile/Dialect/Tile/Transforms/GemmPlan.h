@@ -1,0 +1,55 @@
+//===- GemmPlan.h - How a tile.gemm maps onto instructions ------*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A GemmPlan says which instruction computes a tile.gemm on a target, how
+// the block's warps divide its C tile, how often each warp repeats the
+// instruction, and the fragment layouts that follow. Layout inference writes
+// these layouts; the gemm lowering recomputes the plan and relies on them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILE_TRANSFORMS_GEMMPLAN_H
+#define TILE_DIALECT_TILE_TRANSFORMS_GEMMPLAN_H
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Layout/Layout.h"
+#include "tile/Target/Target.h"
+
+namespace mlir::tile {
+
+enum class GemmInstruction { MmaSync, Mfma, Fma };
+
+struct GemmPlan {
+  GemmInstruction instruction = GemmInstruction::Fma;
+  /// Shape of one instruction (1x1x1 for FMA).
+  int64_t atomM = 1, atomN = 1, atomK = 1;
+  /// Threads per warp (for FMA: threads per "warp" of 1, so warps are
+  /// threads).
+  int64_t warpSize = 1;
+  /// Warps along M and N of C, and instruction repeats per warp.
+  int64_t warpsM = 1, warpsN = 1;
+  int64_t repeatsM = 1, repeatsN = 1, repeatsK = 1;
+  /// Fragment layouts of A, B (as stored: K x M if transpose_a, ...) and C.
+  Layout a, b, c;
+
+  /// e.g. "mma.sync m16n8k16, 2x2 warps, 4x8x2 repeats per warp".
+  std::string describe() const;
+};
+
+/// Plans `op` for `target` in a kernel of `threads` threads. Fails with a
+/// diagnostic on `op` when the tile shape does not fit the instruction.
+FailureOr<GemmPlan> planGemm(GemmOp op, const TargetInfo &target,
+                             int64_t threads);
+
+/// The shared-memory layout a gemm operand should have: a swizzle that
+/// ldmatrix (and wgmma) reads without bank conflicts, chosen from the
+/// bytes of the buffer's innermost dim; null when none applies.
+LayoutAttrInterface getPreferredOperandLayout(MemRefType type,
+                                              const TargetInfo &target);
+
+} // namespace mlir::tile
+
+#endif // TILE_DIALECT_TILE_TRANSFORMS_GEMMPLAN_H

@@ -1,0 +1,50 @@
+//===- Passes.td - tile dialect passes ---------------------*- tablegen -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD
+#define TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileInferLayouts : Pass<"tile-infer-layouts"> {
+  let summary = "give every fragment, shared buffer and parallel loop a layout";
+  let description = [{
+    Runs on every `tile.kernel` under the op it is scheduled on. Afterwards
+    every `tile.fragment`, `tile.alloc_shared` and `tile.parallel` carries a
+    `layout` attribute.
+
+    Layouts come, in order of precedence, from:
+    1. user annotations (`layout(...)` written in the source);
+    2. ops with fixed needs: a `tile.gemm` gives its accumulator, and any
+       operand held in registers, the fragment layout of the chip's matrix
+       instruction (mma.sync on sm_80+, MFMA on CDNA, an FMA layout
+       otherwise), tiled over the block's warps by the gemm's warp policy;
+       shared operands get a swizzle that ldmatrix reads without bank
+       conflicts;
+    3. propagation: a `tile.parallel` runs each iteration on the threads
+       that own the fragment elements it touches, so fragments indexed by
+       all of its induction variables share its layout and fragments
+       indexed by some of them get its projection; `tile.reduce` gives its
+       result the projection of its source; fragment-to-fragment copies and
+       `tile.cumsum` keep layouts equal;
+    4. free choice for what is left, largest fragment first: 128-bit vectors
+       per thread, consecutive threads on consecutive vectors; shared
+       buffers no op constrains are row-major.
+
+    Fails, naming both ops and both layouts, when two needs conflict, and
+    when a gemm's tile shape does not fit the instruction.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "Target chip (sm_80, sm_90a, gfx942, ...) whose instructions "
+           "decide the gemm layouts">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark on every buffer and loop saying why it got its "
+           "layout">
+  ];
+}
+
+#endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,28 @@
+//===- Transforms.h - tile dialect transformations --------------*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The logic of the tile passes, as functions that tools, tests and other
+// compilers can call directly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILE_TRANSFORMS_TRANSFORMS_H
+#define TILE_DIALECT_TILE_TRANSFORMS_TRANSFORMS_H
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Target/Target.h"
+
+namespace mlir::tile {
+
+/// Gives every fragment, shared buffer and parallel loop of `kernel` a
+/// layout (see the tile-infer-layouts pass). With `explain`, emits a remark
+/// on each saying why. Fails with diagnostics on conflicts.
+LogicalResult inferLayouts(KernelOp kernel, const TargetInfo &target,
+                           bool explain = false);
+
+} // namespace mlir::tile
+
+#endif // TILE_DIALECT_TILE_TRANSFORMS_TRANSFORMS_H

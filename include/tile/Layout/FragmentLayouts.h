@@ -1,0 +1,81 @@
+//===- FragmentLayouts.h - Built-in fragment layouts ------------*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A fragment layout is a Layout from (logical dims..., replica) to
+// (thread, slot): the last input dim numbers the copies of a replicated
+// element. This header builds the layouts targets need: matrix-instruction
+// operand fragments (per warp or wave), their tiling over a block's warps,
+// vectorized layouts for elementwise work, and the layouts of reductions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LAYOUT_FRAGMENTLAYOUTS_H
+#define TILE_LAYOUT_FRAGMENTLAYOUTS_H
+
+#include "tile/Layout/Layout.h"
+
+namespace mlir::tile {
+
+/// Output dims of fragment layouts.
+enum FragmentAxis : unsigned { kThreadAxis = 0, kSlotAxis = 1 };
+
+/// A fragment layout from per-dim factors and replica factors.
+Layout makeFragment(ArrayRef<Layout::DimFactors> dims,
+                    ArrayRef<LayoutFactor> replicas = {});
+/// Logical rank of a fragment layout (its inputs but the replica dim).
+unsigned getFragmentRank(const Layout &fragment);
+/// One past the largest thread, and slot, a fragment uses.
+int64_t getThreadExtent(const Layout &fragment);
+int64_t getSlotExtent(const Layout &fragment);
+
+/// The operand fragments of one matrix instruction, for one warp (or wave):
+/// A is m x k, B is k x n, C is m x n.
+struct MmaAtom {
+  int64_t m, n, k;
+  int64_t lanes;
+  Layout a, b, c;
+};
+
+/// mma.sync atoms by A/B element width: 16 bits (f16/bf16, m16n8k16), 32
+/// bits (tf32, m16n8k8), 8 bits (s8/u8, m16n8k32).
+std::optional<MmaAtom> getMmaSyncAtom(unsigned elementBits);
+/// CDNA v_mfma_f32_16x16x16{f16,bf16} on a 64-lane wave.
+MmaAtom getMfma16x16x16Atom();
+/// Hopper wgmma.m64nNk16: the accumulator (64 x n, 128 threads) and A from
+/// registers (64 x 16).
+Layout getWgmmaAccumulator(int64_t n);
+Layout getWgmmaOperandA();
+
+/// How a warp-level atom is tiled over a block, per logical dim.
+struct AtomTiling {
+  /// Warps along each dim, and the thread stride of one warp step.
+  SmallVector<int64_t, 2> warps, warpStrides;
+  /// Atom repetitions per warp along each dim (slots, outer dims first).
+  SmallVector<int64_t, 2> repeats;
+  /// Copies of the whole operand (e.g. warps that share an A tile).
+  SmallVector<LayoutFactor, 2> replicas;
+};
+/// The block-level fragment: dim d is [warps_d, repeats_d, atom dim d].
+Layout tileAtom(const Layout &atom, const AtomTiling &tiling);
+
+/// A fragment spread over `threads`: runs of up to `vectorBits` along the
+/// innermost dim per thread, consecutive threads on consecutive runs.
+Layout getVectorizedFragment(ArrayRef<int64_t> shape, unsigned elementBits,
+                             int64_t threads, unsigned vectorBits = 128);
+
+/// The fragment that remains when logical dim `dim` of `fragment` is reduced
+/// away: its thread digits become replication (every thread that held part
+/// of a reduced row holds the result), its slot digits disappear, and slots
+/// are renumbered densely.
+Layout projectFragment(const Layout &fragment, unsigned dim);
+
+/// Writes a 1-d or 2-d fragment as a table: one `T<thread>:<slot>` cell per
+/// element (copy 0), rows of the table being the first logical dim.
+void printFragmentTable(const Layout &fragment, raw_ostream &os);
+
+} // namespace mlir::tile
+
+#endif // TILE_LAYOUT_FRAGMENTLAYOUTS_H

@@ -1,0 +1,214 @@
+//===- GemmPlan.cpp - How a tile.gemm maps onto instructions --------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/Transforms/GemmPlan.h"
+
+#include "tile/Layout/FragmentLayouts.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+std::string GemmPlan::describe() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  switch (instruction) {
+  case GemmInstruction::MmaSync:
+    os << "mma.sync m" << atomM << "n" << atomN << "k" << atomK;
+    break;
+  case GemmInstruction::Mfma:
+    os << "mfma " << atomM << "x" << atomN << "x" << atomK;
+    break;
+  case GemmInstruction::Fma:
+    os << "FMA, " << warpsM << "x" << warpsN << " threads, " << repeatsM
+       << "x" << repeatsN << " elements per thread";
+    return s;
+  }
+  os << ", " << warpsM << "x" << warpsN << " warps, " << repeatsM << "x"
+     << repeatsN << "x" << repeatsK << " repeats per warp";
+  return s;
+}
+
+/// Divides `warps` into a warps-M x warps-N grid whose per-warp share of
+/// the M x N tile is a whole number of atomM x atomN instructions.
+static std::optional<std::pair<int64_t, int64_t>>
+chooseWarpGrid(WarpPolicy policy, int64_t m, int64_t n, int64_t warps,
+               int64_t atomM, int64_t atomN) {
+  auto fits = [&](int64_t wm, int64_t wn) {
+    return m % (wm * atomM) == 0 && n % (wn * atomN) == 0;
+  };
+  switch (policy) {
+  case WarpPolicy::FullRow:
+    if (fits(warps, 1))
+      return std::make_pair(warps, int64_t(1));
+    return std::nullopt;
+  case WarpPolicy::FullCol:
+    if (fits(1, warps))
+      return std::make_pair(int64_t(1), warps);
+    return std::nullopt;
+  case WarpPolicy::Square: {
+    // The grid whose per-warp tiles are closest to square.
+    std::optional<std::pair<int64_t, int64_t>> best;
+    int64_t bestScore = 0;
+    for (int64_t wm = 1; wm <= warps; ++wm) {
+      if (warps % wm != 0 || !fits(wm, warps / wm))
+        continue;
+      int64_t score = std::abs(m / wm - n / (warps / wm));
+      if (!best || score < bestScore) {
+        best = std::make_pair(wm, warps / wm);
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+  }
+  return std::nullopt;
+}
+
+/// Transposes a 2-d fragment layout (logical dims 0 and 1).
+static Layout transposed(const Layout &fragment) {
+  return fragment.permuteInput({1, 0, 2});
+}
+
+/// The FMA plan: threads form a tm x tn grid over C, each owning a block
+/// of (M / tm) x (N / tn) elements; A rows and B columns are replicated
+/// over the threads that need them.
+static FailureOr<GemmPlan> planFma(GemmOp op, int64_t threads) {
+  int64_t m = op.getM(), n = op.getN(), k = op.getK();
+  int64_t bestTm = 0, bestTn = 0;
+  for (int64_t tm = 1; tm <= std::min(m, threads); ++tm) {
+    if (m % tm != 0)
+      continue;
+    int64_t tn = std::min(n, threads / tm);
+    while (n % tn != 0)
+      --tn;
+    bool better = tm * tn > bestTm * bestTn ||
+                  (tm * tn == bestTm * bestTn &&
+                   std::abs(m / tm - n / tn) <
+                       std::abs(m / bestTm - n / bestTn));
+    if (better) {
+      bestTm = tm;
+      bestTn = tn;
+    }
+  }
+  int64_t tm = bestTm, tn = bestTn, rm = m / tm, rn = n / tn;
+  GemmPlan plan;
+  plan.instruction = GemmInstruction::Fma;
+  plan.warpsM = tm;
+  plan.warpsN = tn;
+  plan.repeatsM = rm;
+  plan.repeatsN = rn;
+  plan.repeatsK = k;
+  using F = LayoutFactor;
+  plan.c = makeFragment({{F{tm, kThreadAxis, tn}, F{rm, kSlotAxis, rn}},
+                         {F{tn, kThreadAxis, 1}, F{rn, kSlotAxis, 1}}});
+  Layout a = makeFragment({{F{tm, kThreadAxis, tn}, F{rm, kSlotAxis, k}},
+                           {F{k, kSlotAxis, 1}}},
+                          {F{tn, kThreadAxis, 1}});
+  Layout b = makeFragment({{F{k, kSlotAxis, rn}},
+                           {F{tn, kThreadAxis, 1}, F{rn, kSlotAxis, 1}}},
+                          {F{tm, kThreadAxis, tn}});
+  plan.a = op.getTransposeA() ? transposed(a) : a;
+  plan.b = op.getTransposeB() ? transposed(b) : b;
+  return plan;
+}
+
+FailureOr<GemmPlan> mlir::tile::planGemm(GemmOp op, const TargetInfo &target,
+                                         int64_t threads) {
+  Type a = cast<ShapedType>(op.getA().getType()).getElementType();
+  Type b = cast<ShapedType>(op.getB().getType()).getElementType();
+  Type c = cast<ShapedType>(op.getC().getType()).getElementType();
+  std::optional<MmaAtom> atom;
+  GemmInstruction instruction = GemmInstruction::Fma;
+  std::string name;
+  if (target.hasMmaSync() && a == b) {
+    if (a.isF16() || a.isBF16())
+      atom = getMmaSyncAtom(16);
+    else if (a.isF32())
+      atom = getMmaSyncAtom(32);
+    else if (a.isSignlessInteger(8))
+      atom = getMmaSyncAtom(8);
+    instruction = GemmInstruction::MmaSync;
+    if (atom)
+      name = ("mma.sync m16n8k" + Twine(atom->k)).str();
+  } else if (target.hasMfma() && a == b && (a.isF16() || a.isBF16()) &&
+             c.isF32()) {
+    atom = getMfma16x16x16Atom();
+    instruction = GemmInstruction::Mfma;
+    name = "mfma 16x16x16";
+  }
+  if (!atom)
+    return planFma(op, threads);
+
+  int64_t m = op.getM(), n = op.getN(), k = op.getK();
+  int64_t lanes = atom->lanes;
+  if (threads % lanes != 0)
+    return op.emitOpError("needs a multiple of ")
+           << lanes << " threads for " << name << ", the kernel has "
+           << threads;
+  if (k % atom->k != 0)
+    return op.emitOpError("K = ")
+           << k << " is not a multiple of " << atom->k << ", the k of "
+           << name;
+  int64_t warps = threads / lanes;
+  auto grid =
+      chooseWarpGrid(op.getPolicy(), m, n, warps, atom->m, atom->n);
+  if (!grid)
+    return op.emitOpError("tile ")
+           << m << "x" << n << " does not divide over " << warps
+           << " warps with " << name << " (policy "
+           << stringifyWarpPolicy(op.getPolicy())
+           << "): each warp's share needs a multiple of " << atom->m
+           << " rows and " << atom->n << " columns";
+  auto [wm, wn] = *grid;
+
+  GemmPlan plan;
+  plan.instruction = instruction;
+  plan.atomM = atom->m;
+  plan.atomN = atom->n;
+  plan.atomK = atom->k;
+  plan.warpSize = lanes;
+  plan.warpsM = wm;
+  plan.warpsN = wn;
+  plan.repeatsM = m / (wm * atom->m);
+  plan.repeatsN = n / (wn * atom->n);
+  plan.repeatsK = k / atom->k;
+  // Warp w = wr * wn + wc: warp rows are wn * lanes threads apart.
+  plan.c = tileAtom(atom->c, {{wm, wn},
+                              {wn * lanes, lanes},
+                              {plan.repeatsM, plan.repeatsN},
+                              {}});
+  AtomTiling aTiling{{wm, 1}, {wn * lanes, 0}, {plan.repeatsM, plan.repeatsK},
+                     {}};
+  if (wn > 1)
+    aTiling.replicas.push_back({wn, kThreadAxis, lanes});
+  AtomTiling bTiling{{1, wn}, {0, lanes}, {plan.repeatsK, plan.repeatsN}, {}};
+  if (wm > 1)
+    bTiling.replicas.push_back({wm, kThreadAxis, wn * lanes});
+  Layout aLayout = tileAtom(atom->a, aTiling);
+  Layout bLayout = tileAtom(atom->b, bTiling);
+  plan.a = op.getTransposeA() ? transposed(aLayout) : aLayout;
+  plan.b = op.getTransposeB() ? transposed(bLayout) : bLayout;
+  return plan;
+}
+
+LayoutAttrInterface
+mlir::tile::getPreferredOperandLayout(MemRefType type,
+                                      const TargetInfo &target) {
+  if (!target.hasMmaSync() && !target.hasMfma())
+    return {};
+  unsigned bits = type.getElementTypeBitWidth();
+  if (type.getRank() != 2 || bits % 8 != 0)
+    return {};
+  int64_t rowBytes = type.getShape().back() * (bits / 8);
+  for (int64_t mode : {128, 64, 32})
+    if (rowBytes % mode == 0)
+      return SwizzleLayoutAttr::get(type.getContext(), mode);
+  return {};
+}
