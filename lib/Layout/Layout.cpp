@@ -11,6 +11,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -40,6 +41,21 @@ std::optional<Swizzle> Swizzle::forMode(int64_t modeBytes,
       !llvm::isPowerOf2_64(elementBytes))
     return std::nullopt;
   return Swizzle{bits, llvm::Log2_64(16 / elementBytes), 3};
+}
+
+std::optional<int64_t> Swizzle::getModeBytes(int64_t elementBytes) const {
+  for (int64_t mode : {32, 64, 128})
+    if (forMode(mode, elementBytes) == std::optional<Swizzle>(*this))
+      return mode;
+  return std::nullopt;
+}
+
+int64_t Swizzle::getTmaSwizzleEnum(int64_t modeBytes) {
+  return modeBytes == 32 ? 1 : modeBytes == 64 ? 2 : modeBytes == 128 ? 3 : 0;
+}
+
+int64_t Swizzle::getWgmmaLayoutType(int64_t modeBytes) {
+  return modeBytes == 128 ? 1 : modeBytes == 64 ? 2 : modeBytes == 32 ? 3 : 0;
 }
 
 Layout::Layout(ArrayRef<DimFactors> dims, unsigned outRank,
@@ -497,6 +513,22 @@ void Layout::print(raw_ostream &os) const {
   if (swizzle)
     os << " swizzle<" << swizzle->bits << "," << swizzle->base << ","
        << swizzle->shift << ">";
+}
+
+void mlir::tile::printOffsetTable(const Layout &layout, raw_ostream &os) {
+  if (layout.getInRank() != 2 || layout.getOutRank() != 1) {
+    os << "(no table for this layout)\n";
+    return;
+  }
+  SmallVector<int64_t> shape = layout.getInShape();
+  int64_t width = std::to_string(layout.getOutExtents()[0] - 1).size();
+  for (int64_t r = 0; r < shape[0]; ++r) {
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      std::string cell = std::to_string(layout.apply({r, c})[0]);
+      os << std::string(width - cell.size(), ' ') << cell
+         << (c + 1 < shape[1] ? " " : "\n");
+    }
+  }
 }
 
 std::string Layout::str() const {

@@ -34,9 +34,14 @@
 
 using namespace mlir;
 
+namespace mlir::tile::test {
+void registerTestLayoutTablesPass();
+} // namespace mlir::tile::test
+
 int main(int argc, char **argv) {
   registerAllPasses();
   tile::registerTilePasses();
+  tile::test::registerTestLayoutTablesPass();
 
   DialectRegistry registry;
   registry.insert<tile::TileDialect, affine::AffineDialect,

@@ -96,4 +96,52 @@ TEST_F(TileAttrsTest, SharedAttrWithSwizzleMatchesParametricSwizzle) {
     EXPECT_EQ(explicitLayout.applyLinear(i), parametric.applyLinear(i));
 }
 
+/// ldmatrix (and ldmatrix.trans) reads a 8x8 matrix as 8 rows of 16 bytes,
+/// one row address per lane of a quarter-warp: it is conflict-free when the
+/// 8 rows land in 8 distinct 16-byte bank groups of a 128-byte bank window.
+TEST_F(TileAttrsTest, SwizzlesTheInferenceChoosesAreConflictFree) {
+  for (Type element : {Type(b.getF16Type()), Type(b.getI8Type()),
+                       Type(b.getF32Type())}) {
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    for (int64_t mode : {32, 64, 128}) {
+      // Rows of exactly `mode` bytes, and rows of two panels.
+      for (int64_t rowBytes : {mode, 2 * mode}) {
+        int64_t cols = rowBytes / bytes, rows = 64;
+        Layout l = layoutOf(SwizzleLayoutAttr::get(&context, mode),
+                            {rows, cols}, element);
+        ASSERT_TRUE(l.isBijective());
+        for (int64_t r0 = 0; r0 < rows; r0 += 8)
+          for (int64_t chunk = 0; chunk < rowBytes / 16; ++chunk) {
+            SmallVector<bool> used(8, false);
+            for (int64_t r = r0; r < r0 + 8; ++r) {
+              int64_t offset = l.apply({r, chunk * 16 / bytes})[0] * bytes;
+              EXPECT_EQ(offset % 16, 0) << "chunks stay 16-byte aligned";
+              int64_t group = (offset / 16) % 8;
+              EXPECT_FALSE(used[group])
+                  << "swizzle<" << mode << "> " << rowBytes
+                  << "-byte rows of " << bytes << "-byte elements: rows "
+                  << r0 << ".." << r0 + 7 << " chunk " << chunk;
+              used[group] = true;
+            }
+          }
+      }
+    }
+  }
+}
+
+TEST_F(TileAttrsTest, UnswizzledRowsConflict) {
+  // Without a swizzle, 64-byte rows put rows r and r + 2 in one bank group:
+  // the check above is able to fail.
+  Layout l = layoutOf(LinearLayoutAttr::get(&context), {8, 32},
+                      b.getF16Type());
+  SmallVector<bool> used(8, false);
+  bool conflict = false;
+  for (int64_t r = 0; r < 8; ++r) {
+    int64_t group = (l.apply({r, 0})[0] * 2 / 16) % 8;
+    conflict |= used[group];
+    used[group] = true;
+  }
+  EXPECT_TRUE(conflict);
+}
+
 } // namespace

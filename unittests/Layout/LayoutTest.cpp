@@ -154,6 +154,22 @@ TEST(LayoutTest, Swizzle128BytesIsConflictFree) {
   }
 }
 
+TEST(LayoutTest, SwizzleDescriptorEncodings) {
+  for (int64_t bytes : {1, 2, 4}) {
+    for (int64_t mode : {32, 64, 128}) {
+      std::optional<Swizzle> s = Swizzle::forMode(mode, bytes);
+      ASSERT_TRUE(s.has_value());
+      EXPECT_EQ(s->getModeBytes(bytes), mode);
+    }
+  }
+  EXPECT_FALSE((Swizzle{3, 1, 2}.getModeBytes(2)).has_value());
+  // CUtensorMapSwizzle and the wgmma descriptor's layout_type field.
+  EXPECT_EQ(Swizzle::getTmaSwizzleEnum(32), 1);
+  EXPECT_EQ(Swizzle::getTmaSwizzleEnum(128), 3);
+  EXPECT_EQ(Swizzle::getWgmmaLayoutType(128), 1);
+  EXPECT_EQ(Swizzle::getWgmmaLayoutType(32), 3);
+}
+
 TEST(LayoutTest, SwizzleModes) {
   EXPECT_EQ(Swizzle::forMode(64, 2), (Swizzle{2, 3, 3}));
   EXPECT_EQ(Swizzle::forMode(32, 4), (Swizzle{1, 2, 3}));

@@ -70,6 +70,14 @@ struct Swizzle {
   /// `elementBytes` bytes; std::nullopt if the combination does not exist.
   static std::optional<Swizzle> forMode(int64_t modeBytes,
                                         int64_t elementBytes);
+  /// The mode (32, 64 or 128 bytes) this swizzle is on elements of
+  /// `elementBytes` bytes; std::nullopt if it is none of them.
+  std::optional<int64_t> getModeBytes(int64_t elementBytes) const;
+  /// How descriptors encode the mode: CUtensorMapSwizzle for TMA
+  /// (32B = 1, 64B = 2, 128B = 3) and the wgmma shared-memory descriptor's
+  /// layout type (128B = 1, 64B = 2, 32B = 3).
+  static int64_t getTmaSwizzleEnum(int64_t modeBytes);
+  static int64_t getWgmmaLayoutType(int64_t modeBytes);
 };
 
 /// A mixed-radix strided map from an input index space to an output space.
@@ -163,6 +171,10 @@ private:
   unsigned outRank = 0;
   std::optional<Swizzle> swizzle;
 };
+
+/// Writes a 2-d single-output layout (a shared-memory layout) as a table of
+/// offsets, one row per index of the first dim.
+void printOffsetTable(const Layout &layout, raw_ostream &os);
 
 inline raw_ostream &operator<<(raw_ostream &os, const Layout &layout) {
   layout.print(os);
