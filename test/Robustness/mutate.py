@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Feeds seeded random mutations of .mlir test inputs to a tool and fails if
 any input makes it crash (a signal, an assertion, a stack dump) instead of
-exiting with 0 or 1. Usage: mutate.py TOOL COUNT SEED FILE..."""
+exiting with 0 or 1. Usage: mutate.py TOOL COUNT SEED FILE... [-- TOOL-ARGS]"""
 
 import random
 import re
@@ -27,13 +27,17 @@ def mutate(rng, chunk):
 
 
 def main():
-    tool, count, seed, files = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+    args = sys.argv[1:]
+    extra = args[args.index("--") + 1:] if "--" in args else []
+    args = args[:args.index("--")] if "--" in args else args
+    tool, count, seed, files = args[0], int(args[1]), int(args[2]), args[3:]
     rng = random.Random(seed)
     chunks = [c for f in files for c in open(f).read().split("// -----") if c.strip()]
     crashes = 0
     for _ in range(count):
         text = mutate(rng, rng.choice(chunks))
-        p = subprocess.run([tool, "-"], input=text.encode(), capture_output=True)
+        p = subprocess.run([tool, "-"] + extra, input=text.encode(),
+                           capture_output=True)
         err = p.stderr.decode(errors="replace")
         if p.returncode not in (0, 1) or "Stack dump" in err or "Assertion" in err:
             crashes += 1
