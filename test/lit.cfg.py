@@ -25,5 +25,5 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tile_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tile-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["tile-opt", "tile-run"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -30,7 +30,9 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
+#include "tile/Pipelines/Pipelines.h"
 
 using namespace mlir;
 
@@ -41,6 +43,8 @@ void registerTestLayoutTablesPass();
 int main(int argc, char **argv) {
   registerAllPasses();
   tile::registerTilePasses();
+  tile::registerTileConversionPasses();
+  tile::registerTilePipelines();
   tile::test::registerTestLayoutTablesPass();
 
   DialectRegistry registry;

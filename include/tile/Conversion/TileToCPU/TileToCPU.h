@@ -1,0 +1,27 @@
+//===- TileToCPU.h - Lowering tile kernels to host loops --------*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_CONVERSION_TILETOCPU_TILETOCPU_H
+#define TILE_CONVERSION_TILETOCPU_TILETOCPU_H
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tile {
+
+/// Fragments become memrefs of their shape; memrefs in a GPU address space
+/// lose it.
+class TileToCPUTypeConverter : public TypeConverter {
+public:
+  TileToCPUTypeConverter();
+};
+
+/// Patterns lowering every tile op to scf/memref/arith on the host.
+void populateTileToCPUConversionPatterns(const TypeConverter &converter,
+                                         RewritePatternSet &patterns);
+
+} // namespace mlir::tile
+
+#endif // TILE_CONVERSION_TILETOCPU_TILETOCPU_H

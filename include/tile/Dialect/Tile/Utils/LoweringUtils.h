@@ -1,0 +1,59 @@
+//===- LoweringUtils.h - Helpers shared by the tile lowerings ---*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Pieces of tile semantics that every target lowers the same way: block
+// rasterization, out-of-bounds predicates of global accesses, element
+// conversions, and reduction identities and combiners.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILE_UTILS_LOWERINGUTILS_H
+#define TILE_DIALECT_TILE_UTILS_LOWERINGUTILS_H
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+
+/// The block ids a kernel body sees for the launch ids `launchIds` of a
+/// grid of `gridSizes`: the launch ids themselves, or with `raster`, the
+/// rasterized ids (see RasterAttr): launch index L = x + y * gx walks a
+/// panel of `panel` rows of grid dim 0 (order row; columns of grid dim 1
+/// for order column) before the next.
+SmallVector<Value> getBlockIds(OpBuilder &b, Location loc, ValueRange launchIds,
+                               ValueRange gridSizes, RasterAttr raster);
+
+/// `index[d] < size of `memref` dim d` for every d (unsigned compares, so
+/// negative indices are out of bounds too); null when every index is
+/// provably in bounds.
+Value buildInBounds(OpBuilder &b, Location loc, Value memref,
+                    ValueRange index);
+
+/// Converts a scalar between integer or float types (ext/trunc, sign
+/// extension for integers).
+Value convertScalar(OpBuilder &b, Location loc, Value value, Type to);
+
+/// The identity of a reduction kind on `type`.
+Value buildReduceIdentity(OpBuilder &b, Location loc, ReduceKind kind,
+                          Type type);
+/// Folds `value` into `acc` for a reduction kind (|value| for absmax and
+/// abssum).
+Value buildReduceCombine(OpBuilder &b, Location loc, ReduceKind kind,
+                         Value acc, Value value);
+/// Combines two partial results of the same reduction (no |x|).
+Value buildReduceMerge(OpBuilder &b, Location loc, ReduceKind kind, Value lhs,
+                       Value rhs);
+
+/// `lhs * rhs + acc` in the accumulator's type.
+Value buildMulAdd(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc);
+
+/// The value read outside a global tensor: `pad` if given, else zero.
+Value buildPadValue(OpBuilder &b, Location loc, TypedAttr pad, Type type);
+
+} // namespace mlir::tile
+
+#endif // TILE_DIALECT_TILE_UTILS_LOWERINGUTILS_H

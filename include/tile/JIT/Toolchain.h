@@ -1,0 +1,30 @@
+//===- Toolchain.h - What compiling for a target involves -------*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_JIT_TOOLCHAIN_H
+#define TILE_JIT_TOOLCHAIN_H
+
+#include "tile/JIT/Compiler.h"
+
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::tile::jit {
+
+/// Adds the pipeline that takes a tile module to LLVM dialect host code (with
+/// embedded device binaries) for `options`' target.
+LogicalResult buildPipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// The bytes of every device binary embedded in a lowered module
+/// (gpu.binary objects, in order); empty on the CPU.
+std::string extractDeviceBinary(ModuleOp module);
+
+/// `ptxas --version`'s last line, or "none" when ptxas is not found; looked
+/// up once per process (in $PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin).
+const std::string &getPtxasVersion();
+
+} // namespace mlir::tile::jit
+
+#endif // TILE_JIT_TOOLCHAIN_H

@@ -1,0 +1,528 @@
+//===- TileToCPU.cpp - convert-tile-to-cpu --------------------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Lowers tile kernels to loops on the host: the grid becomes an scf.parallel
+// over blocks, threads are implicit, fragments and shared buffers become
+// per-block memref.alloca, and every tile op becomes a loop nest with the
+// boundary semantics of the GPU path (reads outside a global tensor give
+// the pad value, writes outside it are dropped).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Conversion/Passes.h"
+#include "tile/Conversion/TileToCPU/TileToCPU.h"
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_CONVERTTILETOCPU
+#include "tile/Conversion/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// Type conversion
+//===----------------------------------------------------------------------===//
+
+TileToCPUTypeConverter::TileToCPUTypeConverter() {
+  addConversion([](Type type) { return type; });
+  addConversion([](FragmentType type) -> Type {
+    return MemRefType::get(type.getShape(), type.getElementType());
+  });
+  addConversion([](MemRefType type) -> Type {
+    if (!isa_and_nonnull<gpu::AddressSpaceAttr>(type.getMemorySpace()))
+      return type;
+    return MemRefType::get(type.getShape(), type.getElementType(),
+                           type.getLayout());
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// Builds a loop nest over `shape` and calls `body` with the induction
+/// variables; returns nothing, leaving the builder after the nest.
+void buildNest(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+               function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t size : shape) {
+    lbs.push_back(constantIndex(b, loc, 0));
+    ubs.push_back(constantIndex(b, loc, size));
+    steps.push_back(constantIndex(b, loc, 1));
+  }
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+}
+
+/// `base + offsets`, elementwise.
+SmallVector<Value> offsetIndex(OpBuilder &b, Location loc, ValueRange offsets,
+                               ValueRange index) {
+  SmallVector<Value> result;
+  for (auto [offset, i] : llvm::zip(offsets, index))
+    result.push_back(arith::AddIOp::create(b, loc, offset, i));
+  return result;
+}
+
+/// Reads `memref[index]`; if `global`, an index outside it reads `pad`.
+Value loadElement(OpBuilder &b, Location loc, Value memref, ValueRange index,
+                  bool global, TypedAttr pad) {
+  Value inBounds = global ? buildInBounds(b, loc, memref, index) : Value();
+  if (!inBounds)
+    return memref::LoadOp::create(b, loc, memref, index);
+  Type type = cast<MemRefType>(memref.getType()).getElementType();
+  auto ifOp = scf::IfOp::create(
+      b, loc, inBounds,
+      [&](OpBuilder &then, Location l) {
+        scf::YieldOp::create(
+            then, l, ValueRange{memref::LoadOp::create(then, l, memref, index)});
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        scf::YieldOp::create(otherwise, l,
+                             ValueRange{buildPadValue(otherwise, l, pad, type)});
+      });
+  return ifOp.getResult(0);
+}
+
+/// Runs `write` when `memref[index]` is inside the tensor (always when not
+/// `global`).
+void guardedWrite(OpBuilder &b, Location loc, Value memref, ValueRange index,
+                  bool global, function_ref<void(OpBuilder &, Location)> write) {
+  Value inBounds = global ? buildInBounds(b, loc, memref, index) : Value();
+  if (!inBounds) {
+    write(b, loc);
+    return;
+  }
+  scf::IfOp::create(b, loc, inBounds, [&](OpBuilder &then, Location l) {
+    write(then, l);
+    scf::YieldOp::create(then, l);
+  });
+}
+
+SmallVector<Value> materializeOffsets(OpBuilder &b, Location loc,
+                                      ArrayRef<OpFoldResult> mixed) {
+  SmallVector<Value> values;
+  for (OpFoldResult ofr : mixed)
+    values.push_back(getValueOrCreateConstantIndexOp(b, loc, ofr));
+  return values;
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getShape();
+}
+
+Type elementTypeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getElementType();
+}
+
+//===----------------------------------------------------------------------===//
+// Structure: kernel, pipelined, parallel
+//===----------------------------------------------------------------------===//
+
+struct KernelLowering : OpConversionPattern<KernelOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(KernelOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> lbs, steps, grid;
+    for (OpFoldResult size :
+         getMixedValues(op.getStaticGrid(), adaptor.getDynamicGrid(),
+                        rewriter)) {
+      grid.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
+      lbs.push_back(constantIndex(rewriter, loc, 0));
+      steps.push_back(constantIndex(rewriter, loc, 1));
+    }
+    auto blocks = scf::ParallelOp::create(rewriter, loc, lbs, grid, steps);
+    rewriter.setInsertionPointToStart(blocks.getBody());
+    SmallVector<Value> ids = getBlockIds(rewriter, loc, blocks.getInductionVars(),
+                                         grid, op.getRasterAttr());
+    // A block's buffers live on the stack for the block's lifetime only.
+    auto scope = memref::AllocaScopeOp::create(rewriter, loc, TypeRange());
+    Block *body = rewriter.createBlock(&scope.getBodyRegion());
+    auto end = memref::AllocaScopeReturnOp::create(rewriter, loc, ValueRange());
+    rewriter.inlineBlockBefore(&op.getBody().front(), end, ids);
+    rewriter.eraseOp(op);
+    (void)body;
+    return success();
+  }
+};
+
+struct PipelinedLowering : OpConversionPattern<PipelinedOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(PipelinedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Software pipelining is a GPU latency optimization: on the CPU the loop
+    // runs as written.
+    auto loop = scf::ForOp::create(rewriter, op.getLoc(), adaptor.getLower(),
+                                   adaptor.getUpper(), adaptor.getStep());
+    rewriter.inlineBlockBefore(&op.getBody().front(),
+                               loop.getBody()->getTerminator(),
+                               loop.getInductionVar());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ParallelLowering : OpConversionPattern<ParallelOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ParallelOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Block *inner = nullptr;
+    SmallVector<Value> ivs;
+    buildNest(rewriter, op.getLoc(), op.getShape(),
+              [&](OpBuilder &b, Location, ValueRange loopIvs) {
+                inner = b.getInsertionBlock();
+                ivs.assign(loopIvs.begin(), loopIvs.end());
+              });
+    rewriter.inlineBlockBefore(&op.getBody().front(), inner->getTerminator(),
+                               ivs);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+template <typename AllocOp>
+struct AllocLowering : OpConversionPattern<AllocOp> {
+  using OpConversionPattern<AllocOp>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AllocOp op, typename AllocOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast_or_null<MemRefType>(
+        this->getTypeConverter()->convertType(op.getType()));
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "cannot convert buffer type");
+    // Per block, like shared memory and registers: on the stack.
+    rewriter.replaceOpWithNewOp<memref::AllocaOp>(op, type,
+                                                  rewriter.getI64IntegerAttr(64));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Tile operations
+//===----------------------------------------------------------------------===//
+
+struct CopyLowering : OpConversionPattern<CopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    bool srcGlobal = op.getGlobal() == op.getSource();
+    bool dstGlobal = op.getGlobal() && !srcGlobal;
+    SmallVector<Value> offsets =
+        materializeOffsets(rewriter, loc, op.getMixedOffsets());
+    Value src = adaptor.getSource(), dst = adaptor.getDest();
+    Type dstElement = elementTypeOf(op.getDest());
+    buildNest(rewriter, loc, shapeOf(op.getTile()),
+              [&](OpBuilder &b, Location l, ValueRange ivs) {
+                SmallVector<Value> srcIndex =
+                    srcGlobal ? offsetIndex(b, l, offsets, ivs)
+                              : SmallVector<Value>(ivs);
+                SmallVector<Value> dstIndex =
+                    dstGlobal ? offsetIndex(b, l, offsets, ivs)
+                              : SmallVector<Value>(ivs);
+                Value v = loadElement(b, l, src, srcIndex, srcGlobal,
+                                      op.getPadAttr());
+                v = convertScalar(b, l, v, dstElement);
+                guardedWrite(b, l, dst, dstIndex, dstGlobal,
+                             [&](OpBuilder &w, Location wl) {
+                               memref::StoreOp::create(w, wl, v, dst, dstIndex);
+                             });
+              });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AtomicAddLowering : OpConversionPattern<AtomicAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AtomicAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> offsets =
+        materializeOffsets(rewriter, loc, op.getMixedOffsets());
+    Value src = adaptor.getSource(), dst = adaptor.getDest();
+    Type dstElement = elementTypeOf(op.getDest());
+    arith::AtomicRMWKind kind = isa<FloatType>(dstElement)
+                                    ? arith::AtomicRMWKind::addf
+                                    : arith::AtomicRMWKind::addi;
+    buildNest(rewriter, loc, shapeOf(op.getSource()),
+              [&](OpBuilder &b, Location l, ValueRange ivs) {
+                SmallVector<Value> index = offsetIndex(b, l, offsets, ivs);
+                guardedWrite(b, l, dst, index, /*global=*/true,
+                             [&](OpBuilder &w, Location wl) {
+                               Value v = memref::LoadOp::create(w, wl, src, ivs);
+                               v = convertScalar(w, wl, v, dstElement);
+                               memref::AtomicRMWOp::create(w, wl, kind, v, dst,
+                                                           index);
+                             });
+              });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct FillLowering : OpConversionPattern<FillOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FillOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    buildNest(rewriter, op.getLoc(), shapeOf(op.getDest()),
+              [&](OpBuilder &b, Location l, ValueRange ivs) {
+                memref::StoreOp::create(b, l, adaptor.getValue(),
+                                        adaptor.getDest(), ivs);
+              });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct GemmLowering : OpConversionPattern<GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getC();
+    Type cType = elementTypeOf(op.getC());
+    int64_t m = op.getM(), n = op.getN(), k = op.getK();
+    if (op.getClearAccum()) {
+      Value zero = arith::ConstantOp::create(rewriter, loc, cType,
+                                             rewriter.getZeroAttr(cType));
+      buildNest(rewriter, loc, {m, n},
+                [&](OpBuilder &builder, Location l, ValueRange ivs) {
+                  memref::StoreOp::create(builder, l, zero, c, ivs);
+                });
+    }
+    // Keep the innermost loop on unit-stride data: j for a row-major B,
+    // k when B is transposed.
+    bool kInner = op.getTransposeB();
+    SmallVector<int64_t> shape =
+        kInner ? SmallVector<int64_t>{m, n, k} : SmallVector<int64_t>{m, k, n};
+    bool ta = op.getTransposeA(), tb = op.getTransposeB();
+    buildNest(rewriter, loc, shape,
+              [&](OpBuilder &builder, Location l, ValueRange ivs) {
+                Value i = ivs[0];
+                Value j = kInner ? ivs[1] : ivs[2];
+                Value kk = kInner ? ivs[2] : ivs[1];
+                Value av = memref::LoadOp::create(
+                    builder, l, a, ta ? ValueRange{kk, i} : ValueRange{i, kk});
+                Value bv = memref::LoadOp::create(
+                    builder, l, b, tb ? ValueRange{j, kk} : ValueRange{kk, j});
+                Value cv = memref::LoadOp::create(builder, l, c,
+                                                  ValueRange{i, j});
+                Value sum = buildMulAdd(builder, l, av, bv, cv);
+                memref::StoreOp::create(builder, l, sum, c, ValueRange{i, j});
+              });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ReduceLowering : OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t dim = op.getDimAttr().getInt();
+    ArrayRef<int64_t> srcShape = shapeOf(op.getSource());
+    SmallVector<int64_t> outer(srcShape);
+    outer.erase(outer.begin() + dim);
+    Type type = elementTypeOf(op.getDest());
+    ReduceKind kind = op.getKind();
+    Value src = adaptor.getSource(), dst = adaptor.getDest();
+    bool clear = op.getClear();
+    buildNest(rewriter, loc, outer,
+              [&](OpBuilder &b, Location l, ValueRange ivs) {
+                Value init = buildReduceIdentity(b, l, kind, type);
+                auto loop = scf::ForOp::create(
+                    b, l, constantIndex(b, l, 0),
+                    constantIndex(b, l, srcShape[dim]), constantIndex(b, l, 1),
+                    ValueRange{init},
+                    [&](OpBuilder &ib, Location il, Value iv, ValueRange acc) {
+                      SmallVector<Value> index(ivs);
+                      index.insert(index.begin() + dim, iv);
+                      Value x = memref::LoadOp::create(ib, il, src, index);
+                      x = convertScalar(ib, il, x, type);
+                      scf::YieldOp::create(
+                          ib, il,
+                          ValueRange{buildReduceCombine(ib, il, kind, acc[0], x)});
+                    });
+                SmallVector<Value> dstIndex(ivs);
+                if (dstIndex.empty())
+                  dstIndex.push_back(constantIndex(b, l, 0));
+                Value result = loop.getResult(0);
+                if (!clear)
+                  result = buildReduceMerge(
+                      b, l, kind, memref::LoadOp::create(b, l, dst, dstIndex),
+                      result);
+                memref::StoreOp::create(b, l, result, dst, dstIndex);
+              });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct CumSumLowering : OpConversionPattern<CumSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t dim = op.getDimAttr().getInt();
+    ArrayRef<int64_t> shape = shapeOf(op.getSource());
+    SmallVector<int64_t> outer(shape);
+    outer.erase(outer.begin() + dim);
+    Type type = elementTypeOf(op.getSource());
+    Value src = adaptor.getSource(), dst = adaptor.getDest();
+    bool reverse = op.getReverse();
+    buildNest(rewriter, loc, outer,
+              [&](OpBuilder &b, Location l, ValueRange ivs) {
+                Value zero = arith::ConstantOp::create(b, l, type,
+                                                       b.getZeroAttr(type));
+                Value last = constantIndex(b, l, shape[dim] - 1);
+                scf::ForOp::create(
+                    b, l, constantIndex(b, l, 0), constantIndex(b, l, shape[dim]),
+                    constantIndex(b, l, 1), ValueRange{zero},
+                    [&](OpBuilder &ib, Location il, Value iv, ValueRange acc) {
+                      Value at = reverse
+                                     ? arith::SubIOp::create(ib, il, last, iv)
+                                     : iv;
+                      SmallVector<Value> index(ivs);
+                      index.insert(index.begin() + dim, at);
+                      Value x = memref::LoadOp::create(ib, il, src, index);
+                      Value sum =
+                          buildReduceMerge(ib, il, ReduceKind::Sum, acc[0], x);
+                      memref::StoreOp::create(ib, il, sum, dst, index);
+                      scf::YieldOp::create(ib, il, ValueRange{sum});
+                    });
+              });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LoadLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, loadElement(rewriter, op.getLoc(), adaptor.getBuffer(),
+                        adaptor.getIndices(),
+                        isGlobalMemRef(op.getBuffer().getType()),
+                        op.getPadAttr()));
+    return success();
+  }
+};
+
+struct StoreLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value buffer = adaptor.getBuffer();
+    ValueRange index = adaptor.getIndices();
+    guardedWrite(rewriter, op.getLoc(), buffer, index,
+                 isGlobalMemRef(op.getBuffer().getType()),
+                 [&](OpBuilder &b, Location l) {
+                   memref::StoreOp::create(b, l, adaptor.getValue(), buffer,
+                                           index);
+                 });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Any other op that mentions a shared-memory type (memref.subview or
+/// memref.load of a shared buffer, ...): the same op with converted types.
+struct RetypeLowering : ConversionPattern {
+  RetypeLowering(const TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op->getNumRegions() != 0)
+      return rewriter.notifyMatchFailure(op, "ops with regions are not "
+                                             "retyped");
+    SmallVector<Type> results;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
+                                                results)))
+      return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, results,
+                         op->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+struct ConvertTileToCPUPass
+    : public tile::impl::ConvertTileToCPUBase<ConvertTileToCPUPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    TileToCPUTypeConverter converter;
+    RewritePatternSet patterns(context);
+    populateTileToCPUConversionPatterns(converter, patterns);
+    ConversionTarget target(*context);
+    target.addIllegalDialect<TileDialect>();
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateTileToCPUConversionPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<KernelLowering, PipelinedLowering, ParallelLowering,
+               AllocLowering<AllocSharedOp>, AllocLowering<FragmentOp>,
+               CopyLowering, AtomicAddLowering, FillLowering, GemmLowering,
+               ReduceLowering, CumSumLowering, LoadLowering, StoreLowering,
+               RetypeLowering>(converter, context);
+}

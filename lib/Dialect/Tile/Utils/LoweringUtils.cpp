@@ -1,0 +1,145 @@
+//===- LoweringUtils.cpp - Helpers shared by the tile lowerings -----------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+SmallVector<Value> mlir::tile::getBlockIds(OpBuilder &b, Location loc,
+                                           ValueRange launchIds,
+                                           ValueRange gridSizes,
+                                           RasterAttr raster) {
+  if (!raster)
+    return SmallVector<Value>(launchIds);
+  assert(launchIds.size() == 2 && "rasterization needs a 2-d grid");
+  // Walk panels along `major` (the dim the panel cuts), `minor` inside.
+  bool rows = raster.getOrder() == RasterOrder::Row;
+  Value majorSize = gridSizes[rows ? 0 : 1], minorSize = gridSizes[rows ? 1 : 0];
+  Value panel = arith::ConstantIndexOp::create(b, loc, raster.getPanel());
+  Value linear = arith::AddIOp::create(
+      b, loc, launchIds[0],
+      arith::MulIOp::create(b, loc, launchIds[1], gridSizes[0]));
+  Value perPanel = arith::MulIOp::create(b, loc, panel, minorSize);
+  Value panelIndex = arith::DivUIOp::create(b, loc, linear, perPanel);
+  Value within = arith::RemUIOp::create(b, loc, linear, perPanel);
+  Value panelStart = arith::MulIOp::create(b, loc, panelIndex, panel);
+  // The last panel may be narrower.
+  Value left = arith::SubIOp::create(b, loc, majorSize, panelStart);
+  Value width = arith::MinUIOp::create(b, loc, panel, left);
+  Value major = arith::AddIOp::create(
+      b, loc, panelStart, arith::RemUIOp::create(b, loc, within, width));
+  Value minor = arith::DivUIOp::create(b, loc, within, width);
+  return rows ? SmallVector<Value>{major, minor}
+              : SmallVector<Value>{minor, major};
+}
+
+Value mlir::tile::buildInBounds(OpBuilder &b, Location loc, Value memref,
+                                ValueRange index) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value all;
+  for (auto [d, i] : llvm::enumerate(index)) {
+    std::optional<int64_t> constIndex = getConstantIntValue(i);
+    if (!type.isDynamicDim(d) && constIndex && *constIndex >= 0 &&
+        *constIndex < type.getDimSize(d))
+      continue;
+    Value size = memref::DimOp::create(b, loc, memref, d);
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, size);
+    all = all ? arith::AndIOp::create(b, loc, all, inside).getResult() : inside;
+  }
+  return all;
+}
+
+Value mlir::tile::convertScalar(OpBuilder &b, Location loc, Value value,
+                                Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  if (isa<FloatType>(from) && isa<FloatType>(to))
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? arith::ExtFOp::create(b, loc, to, value).getResult()
+               : arith::TruncFOp::create(b, loc, to, value).getResult();
+  if (isa<IntegerType>(from) && isa<IntegerType>(to))
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? arith::ExtSIOp::create(b, loc, to, value).getResult()
+               : arith::TruncIOp::create(b, loc, to, value).getResult();
+  if (isa<IntegerType>(from))
+    return arith::SIToFPOp::create(b, loc, to, value);
+  return arith::FPToSIOp::create(b, loc, to, value);
+}
+
+Value mlir::tile::buildReduceIdentity(OpBuilder &b, Location loc,
+                                      ReduceKind kind, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    APFloat value = APFloat::getZero(sem);
+    if (kind == ReduceKind::Max)
+      value = APFloat::getInf(sem, /*Negative=*/true);
+    else if (kind == ReduceKind::Min)
+      value = APFloat::getInf(sem, /*Negative=*/false);
+    return arith::ConstantOp::create(b, loc, type,
+                                     b.getFloatAttr(floatType, value));
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  APInt value = APInt::getZero(bits);
+  if (kind == ReduceKind::Max)
+    value = APInt::getSignedMinValue(bits);
+  else if (kind == ReduceKind::Min)
+    value = APInt::getSignedMaxValue(bits);
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
+}
+
+Value mlir::tile::buildReduceMerge(OpBuilder &b, Location loc, ReduceKind kind,
+                                   Value lhs, Value rhs) {
+  bool isFloat = isa<FloatType>(lhs.getType());
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::AbsSum:
+    return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
+  case ReduceKind::Max:
+  case ReduceKind::AbsMax:
+    return isFloat ? arith::MaximumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MaxSIOp::create(b, loc, lhs, rhs).getResult();
+  case ReduceKind::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MinSIOp::create(b, loc, lhs, rhs).getResult();
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+Value mlir::tile::buildReduceCombine(OpBuilder &b, Location loc,
+                                     ReduceKind kind, Value acc, Value value) {
+  if (kind == ReduceKind::AbsMax || kind == ReduceKind::AbsSum)
+    value = isa<FloatType>(value.getType())
+                ? math::AbsFOp::create(b, loc, value).getResult()
+                : math::AbsIOp::create(b, loc, value).getResult();
+  return buildReduceMerge(b, loc, kind, acc, value);
+}
+
+Value mlir::tile::buildMulAdd(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                              Value acc) {
+  Type type = acc.getType();
+  lhs = convertScalar(b, loc, lhs, type);
+  rhs = convertScalar(b, loc, rhs, type);
+  if (isa<FloatType>(type))
+    return math::FmaOp::create(b, loc, lhs, rhs, acc);
+  return arith::AddIOp::create(b, loc, acc,
+                               arith::MulIOp::create(b, loc, lhs, rhs));
+}
+
+Value mlir::tile::buildPadValue(OpBuilder &b, Location loc, TypedAttr pad,
+                                Type type) {
+  if (pad)
+    return arith::ConstantOp::create(b, loc, pad);
+  return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+}

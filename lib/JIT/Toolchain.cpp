@@ -1,0 +1,76 @@
+//===- Toolchain.cpp - What compiling for a target involves ---------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/JIT/Toolchain.h"
+
+#include "tile/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::jit;
+
+LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
+                                             const CompileOptions &options) {
+  switch (options.target) {
+  case Target::CPU:
+    buildTileToCPUPipeline(pm);
+    return success();
+  case Target::CUDA:
+  case Target::ROCm:
+    return failure();
+  }
+  return failure();
+}
+
+std::string mlir::tile::jit::extractDeviceBinary(ModuleOp module) {
+  std::string bytes;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      if (auto gpuObject = dyn_cast<gpu::ObjectAttr>(object))
+        bytes += gpuObject.getObject().getValue().str();
+  });
+  return bytes;
+}
+
+static std::string findPtxasVersion() {
+  SmallVector<std::string> candidates;
+  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
+    candidates.push_back(*onPath);
+  for (const char *env : {"CUDA_HOME", "CUDA_PATH"})
+    if (std::optional<std::string> home = llvm::sys::Process::GetEnv(env))
+      candidates.push_back(*home + "/bin/ptxas");
+  candidates.push_back("/usr/local/cuda/bin/ptxas");
+  for (const std::string &ptxas : candidates) {
+    if (!llvm::sys::fs::can_execute(ptxas))
+      continue;
+    SmallString<128> output;
+    if (llvm::sys::fs::createTemporaryFile("tile-ptxas", "txt", output))
+      continue;
+    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(output),
+                                            std::nullopt};
+    int rc = llvm::sys::ExecuteAndWait(ptxas, {ptxas, "--version"},
+                                       std::nullopt, redirects);
+    auto text = llvm::MemoryBuffer::getFile(output);
+    llvm::sys::fs::remove(output);
+    if (rc != 0 || !text)
+      continue;
+    StringRef version = (*text)->getBuffer().trim();
+    return version.substr(version.rfind('\n') + 1).str();
+  }
+  return "none";
+}
+
+const std::string &mlir::tile::jit::getPtxasVersion() {
+  static const std::string version = findPtxasVersion();
+  return version;
+}

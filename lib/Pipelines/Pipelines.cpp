@@ -1,0 +1,18 @@
+//===- Pipelines.cpp - registering the tile pipelines ---------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void mlir::tile::registerTilePipelines() {
+  PassPipelineRegistration<>(
+      "tile-to-cpu",
+      "Lower tile kernels to host loops and then to the LLVM dialect",
+      [](OpPassManager &pm) { buildTileToCPUPipeline(pm); });
+}

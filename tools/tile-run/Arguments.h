@@ -1,0 +1,97 @@
+//===- Arguments.h - tile-run's arguments and their data --------*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `--arg` specifications (`f16:128x64=randn(seed=1)`, `@a.npy`, `i32=7`),
+// the host arrays they produce, and what tile-run does with results:
+// summaries, comparisons against references, .npy output.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TOOLS_TILE_RUN_ARGUMENTS_H
+#define TILE_TOOLS_TILE_RUN_ARGUMENTS_H
+
+#include "Npy.h"
+
+#include "mlir/IR/Types.h"
+
+#include <string>
+
+namespace mlir::tile::run {
+
+/// An element type tile-run can hold on the host.
+struct ElementType {
+  enum Kind { F16, BF16, F32, F64, I1, I8, I16, I32, I64, Index };
+  Kind kind = F32;
+
+  int64_t getBytes() const;
+  bool isFloat() const { return kind <= F64; }
+  /// The name used in --arg specs: f16, bf16, f32, f64, i1, i8, ..., index.
+  StringRef getName() const;
+  /// NumPy's dtype ("f2", "i4", ...); bf16 has none.
+  std::optional<StringRef> getNpyDtype() const;
+
+  static std::optional<ElementType> parse(StringRef name);
+  static std::optional<ElementType> fromNpy(StringRef dtype);
+  static std::optional<ElementType> fromMLIR(Type type);
+
+  double load(const char *p) const;
+  void store(char *p, double value) const;
+
+  bool operator==(const ElementType &o) const { return kind == o.kind; }
+};
+
+/// A dense row-major array on the host.
+struct HostArray {
+  ElementType type;
+  SmallVector<int64_t> shape;
+  std::string data;
+
+  int64_t getNumElements() const;
+  double get(int64_t i) const { return type.load(data.data() + i * type.getBytes()); }
+  void set(int64_t i, double v) { type.store(data.data() + i * type.getBytes(), v); }
+  /// `[i, j, ...]` of the i-th element.
+  std::string formatIndex(int64_t i) const;
+};
+
+/// One parsed --arg.
+struct ArgSpec {
+  ElementType type;
+  SmallVector<int64_t> shape;
+  bool isScalar = false;
+  /// randn(seed=S), rand(seed=S), zeros, ones, arange, full(V), @file.npy,
+  /// or a scalar's value.
+  std::string init;
+};
+
+/// Parses `TYPE[:SHAPE]=INIT` or `@file.npy`.
+FailureOr<ArgSpec> parseArgSpec(StringRef text, std::string &error);
+
+/// Builds the array an --arg describes (reading .npy files).
+FailureOr<HostArray> materialize(const ArgSpec &spec, std::string &error);
+
+/// Reads a .npy file as a host array of its own type.
+FailureOr<HostArray> readArray(StringRef path, std::string &error);
+/// Writes `array` as .npy (bf16 is written as f32).
+LogicalResult writeArray(StringRef path, const HostArray &array,
+                         std::string &error);
+
+/// "min -1.25 max 3.5 mean 0.0625" (NaNs counted separately).
+std::string summarize(const HostArray &array);
+
+struct CheckResult {
+  bool passed = true;
+  int64_t mismatches = 0;
+  int64_t worst = -1;
+  double worstGot = 0, worstExpected = 0;
+};
+/// |got - expected| <= atol + rtol * |expected| elementwise (NaN matches
+/// NaN). Shapes must be equal; element types may differ.
+CheckResult compareArrays(const HostArray &got, const HostArray &expected,
+                          double rtol, double atol);
+
+} // namespace mlir::tile::run
+
+#endif // TILE_TOOLS_TILE_RUN_ARGUMENTS_H

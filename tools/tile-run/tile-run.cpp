@@ -1,0 +1,523 @@
+//===- tile-run.cpp - Run tile programs -----------------------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// tile-run FILE.mlir --arg SPEC... [--check IDX=ref.npy] [--bench=N]
+//
+// Lowers a tile program for a target (CUDA when a GPU is found, else the
+// CPU), compiles it with the tile JIT library (memoized in memory and on
+// disk), runs the entry function on the given or generated inputs, then
+// checks, saves, summarizes and times the results.
+//
+// Exit status: 0 on success, 1 when a check fails or compiling or running
+// fails, 2 on a usage or input error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Arguments.h"
+#include "Device.h"
+
+#include "tile/JIT/Compiler.h"
+#include "tile/JIT/Registration.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::run;
+namespace cl = llvm::cl;
+
+namespace {
+cl::OptionCategory category("tile-run options");
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+                               cl::cat(category));
+cl::opt<std::string> entryName("e", cl::desc("Function to run (default: the "
+                                             "only public function)"),
+                               cl::value_desc("name"), cl::cat(category));
+cl::opt<std::string> targetName("target",
+                                cl::desc("auto, cuda, rocm or cpu (auto: "
+                                         "cuda when a GPU is found)"),
+                                cl::init("auto"), cl::cat(category));
+cl::opt<std::string> chipName("chip",
+                              cl::desc("GPU chip (default: the detected one)"),
+                              cl::cat(category));
+cl::list<std::string>
+    argSpecs("arg",
+             cl::desc("One per parameter: TYPE[:SHAPE]=INIT with INIT one of "
+                      "randn(seed=N), rand(seed=N), zeros, ones, arange, "
+                      "full(V), @file.npy; or @file.npy; or TYPE=VALUE for "
+                      "scalars"),
+             cl::value_desc("spec"), cl::cat(category));
+cl::list<std::string> outSpecs("out",
+                               cl::desc("Save argument IDX after the run"),
+                               cl::value_desc("IDX=file.npy"),
+                               cl::cat(category));
+cl::list<std::string>
+    checkSpecs("check",
+               cl::desc("Compare argument IDX with a reference; exit 1 on "
+                        "mismatch"),
+               cl::value_desc("IDX=ref.npy"), cl::cat(category));
+cl::opt<double> relTolerance("rtol", cl::desc("Relative tolerance of --check"),
+                     cl::init(1e-3), cl::cat(category));
+cl::opt<double> absTolerance("atol", cl::desc("Absolute tolerance of --check"),
+                     cl::init(1e-3), cl::cat(category));
+cl::opt<unsigned> benchRuns("bench",
+                            cl::desc("Time N runs after warm-up and print "
+                                     "median/min/max"),
+                            cl::init(0), cl::cat(category));
+cl::opt<double> flopsPerRun("flops",
+                            cl::desc("Work of one run in FLOP (for --bench)"),
+                            cl::init(0), cl::cat(category));
+cl::opt<double> bytesPerRun("bytes",
+                            cl::desc("Bytes one run moves (for --bench)"),
+                            cl::init(0), cl::cat(category));
+cl::opt<bool> timing("timing", cl::desc("Print the time of each stage"),
+                     cl::cat(category));
+cl::opt<unsigned> optLevel("O", cl::desc("Host LLVM optimization level"),
+                           cl::init(3), cl::cat(category));
+cl::opt<bool> noCache("no-cache", cl::desc("Do not use the disk cache"),
+                      cl::cat(category));
+cl::opt<std::string> cacheDir("cache-dir",
+                              cl::desc("Disk cache directory (default "
+                                       "$TILE_CACHE_DIR or ~/.cache/tile)"),
+                              cl::cat(category));
+cl::opt<bool> cacheInfo("cache-info",
+                        cl::desc("Print the cache directory, its contents "
+                                 "and this run's cache result"),
+                        cl::cat(category));
+cl::opt<bool> cacheClear("cache-clear",
+                         cl::desc("Empty the disk cache (then run, if a file "
+                                  "is given)"),
+                         cl::cat(category));
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+int usageError(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tile-run") << message << "\n";
+  return kExitUsage;
+}
+
+int fail(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tile-run") << message << "\n";
+  return kExitFailure;
+}
+
+/// Parses "IDX=path".
+FailureOr<std::pair<unsigned, std::string>> parseIndexed(StringRef text,
+                                                          unsigned numArgs,
+                                                          std::string &error) {
+  auto [index, path] = text.split('=');
+  unsigned i;
+  if (index.getAsInteger(10, i) || path.empty()) {
+    error = "expected IDX=file.npy, got '" + text.str() + "'";
+    return mlir::failure();
+  }
+  if (i >= numArgs) {
+    error = "argument index " + std::to_string(i) + " is out of range: @" +
+            entryName + " has " + std::to_string(numArgs) + " arguments";
+    return mlir::failure();
+  }
+  return std::make_pair(i, path.str());
+}
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "x" : "") + std::to_string(d);
+  return s;
+}
+
+/// The memref descriptors and scalars of one call, as MLIR's packed
+/// interface wants them: one pointer per LLVM-level argument.
+class PackedArguments {
+public:
+  void addMemRef(void *data, ArrayRef<int64_t> shape) {
+    pointers.push_back(data);
+    args.push_back(&pointers.back()); // allocated
+    args.push_back(&pointers.back()); // aligned
+    addInt(0);                        // offset
+    for (int64_t size : shape)
+      addInt(size);
+    int64_t stride = 1;
+    SmallVector<int64_t> strides(shape.size());
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride *= shape[d];
+    }
+    for (int64_t s : strides)
+      addInt(s);
+  }
+  void addScalar(StringRef bytes) {
+    scalars.emplace_back(bytes.str());
+    args.push_back(scalars.back().data());
+  }
+  void **data() { return args.data(); }
+
+private:
+  void addInt(int64_t value) {
+    ints.push_back(value);
+    args.push_back(&ints.back());
+  }
+  std::deque<void *> pointers;
+  std::deque<int64_t> ints;
+  std::deque<std::string> scalars;
+  std::vector<void *> args;
+};
+
+struct Argument {
+  HostArray host;
+  bool isMemRef = false;
+  void *device = nullptr;
+};
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  // The command-line parser reads `@name` tokens as response files; keep
+  // `--arg @a.npy` an argument by joining it into `--arg=@a.npy`.
+  std::vector<std::string> joined;
+  for (int i = 0; i < argc; ++i) {
+    StringRef token = argv[i];
+    if ((token == "--arg" || token == "-arg") && i + 1 < argc &&
+        StringRef(argv[i + 1]).starts_with("@"))
+      joined.push_back((token + "=" + argv[++i]).str());
+    else
+      joined.push_back(token.str());
+  }
+  std::vector<const char *> args;
+  for (const std::string &token : joined)
+    args.push_back(token.c_str());
+  if (!cl::ParseCommandLineOptions(args.size(), args.data(),
+                                   "tile-run: run tile programs\n",
+                                   &llvm::errs()))
+    return kExitUsage;
+
+  jit::CompileOptions options;
+  options.optLevel = optLevel;
+  if (optLevel > 3)
+    return usageError("-O must be 0 to 3");
+  if (!noCache)
+    options.cacheDir =
+        cacheDir.empty() ? jit::DiskCache::getDefaultDirectory() : cacheDir;
+  if (cacheClear) {
+    jit::DiskCache cache(cacheDir.empty()
+                             ? jit::DiskCache::getDefaultDirectory()
+                             : std::string(cacheDir));
+    llvm::outs() << "tile-run: removed " << cache.clear()
+                 << " cache entries from " << cache.getDirectory() << "\n";
+    if (inputFile.empty())
+      return 0;
+  }
+  if (inputFile.empty())
+    return usageError("no input file (see --help)");
+
+  // Target.
+  std::unique_ptr<Device> device;
+  if (targetName == "auto") {
+    device = createCudaDevice(chipName);
+    if (!device)
+      device = createCpuDevice();
+  } else if (targetName == "cpu") {
+    device = createCpuDevice();
+  } else if (targetName == "cuda") {
+    std::string why;
+    device = createCudaDevice(chipName, &why);
+    if (!device)
+      return fail("no CUDA device: " + why);
+  } else if (targetName == "rocm") {
+    return fail("the ROCm target is not available in this build");
+  } else {
+    return usageError("unknown target '" + targetName +
+                      "' (expected auto, cuda, rocm or cpu)");
+  }
+  options.target = device->getTarget();
+  options.chip = device->getChip();
+
+  // Parse.
+  auto start = std::chrono::steady_clock::now();
+  DialectRegistry registry;
+  jit::registerDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFile, &error);
+  if (!file)
+    return usageError(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return kExitUsage;
+  double parseSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+
+  // Entry function.
+  func::FuncOp entry;
+  if (!entryName.empty()) {
+    entry = module->lookupSymbol<func::FuncOp>(entryName);
+    if (!entry || entry.isExternal())
+      return usageError("no function @" + entryName + " in " + inputFile);
+  } else {
+    SmallVector<func::FuncOp> candidates;
+    for (auto f : module->getOps<func::FuncOp>())
+      if (f.isPublic() && !f.isExternal())
+        candidates.push_back(f);
+    if (candidates.size() != 1) {
+      std::string names;
+      for (func::FuncOp f : candidates)
+        names += " @" + f.getSymName().str();
+      return usageError("choose the function to run with -e (candidates:" +
+                        (names.empty() ? std::string(" none") : names) + ")");
+    }
+    entry = candidates.front();
+    entryName = entry.getSymName().str();
+  }
+  FunctionType signature = entry.getFunctionType();
+  if (signature.getNumResults() != 0)
+    return usageError("@" + entryName +
+                      " returns values; tile-run runs functions that write "
+                      "their results into memref arguments");
+  unsigned numArgs = signature.getNumInputs();
+  if (argSpecs.size() != numArgs)
+    return usageError("@" + entryName + " takes " + Twine(numArgs) +
+                      " arguments, got " + Twine(argSpecs.size()) +
+                      " --arg options");
+
+  // Arguments.
+  std::vector<Argument> arguments(numArgs);
+  for (unsigned i = 0; i < numArgs; ++i) {
+    Type type = signature.getInput(i);
+    auto where = "argument #" + std::to_string(i) + " (" +
+                 std::string(llvm::formatv("{0}", type)) + "): ";
+    FailureOr<ArgSpec> spec = parseArgSpec(argSpecs[i], error);
+    if (failed(spec))
+      return usageError(where + error);
+    FailureOr<HostArray> array = materialize(*spec, error);
+    if (failed(array))
+      return usageError(where + error);
+    Type elementType = type;
+    auto memref = dyn_cast<MemRefType>(type);
+    if (memref) {
+      if (!memref.getLayout().isIdentity() || memref.getMemorySpace())
+        return usageError(where +
+                          "tile-run passes dense row-major buffers in the "
+                          "default memory space");
+      elementType = memref.getElementType();
+      if (spec->isScalar)
+        return usageError(where + "expects an array, got a scalar");
+      if (array->shape.size() != size_t(memref.getRank()))
+        return usageError(where + "rank " + Twine(array->shape.size()) +
+                          " does not match the parameter's rank " +
+                          Twine(memref.getRank()));
+      for (int64_t d = 0; d < memref.getRank(); ++d)
+        if (!memref.isDynamicDim(d) &&
+            memref.getDimSize(d) != array->shape[d])
+          return usageError(where + "shape " + formatShape(array->shape) +
+                            " does not match the parameter's static shape");
+    } else if (!array->shape.empty() && array->getNumElements() != 1) {
+      return usageError(where + "expects a scalar, got an array of shape " +
+                        formatShape(array->shape));
+    }
+    std::optional<ElementType> expected = ElementType::fromMLIR(elementType);
+    if (!expected)
+      return usageError(where + "tile-run cannot pass this type");
+    if (!(*expected == array->type))
+      return usageError(where + "element type " + array->type.getName() +
+                        " does not match the parameter's " +
+                        expected->getName());
+    arguments[i].host = std::move(*array);
+    arguments[i].isMemRef = bool(memref);
+  }
+
+  // Outputs and checks.
+  SmallVector<std::pair<unsigned, std::string>> outputs, references;
+  for (auto [list, specs] : {std::make_pair(&outputs, &outSpecs),
+                             std::make_pair(&references, &checkSpecs)}) {
+    for (const std::string &text : *specs) {
+      FailureOr<std::pair<unsigned, std::string>> parsed =
+          parseIndexed(text, numArgs, error);
+      if (failed(parsed))
+        return usageError(error);
+      if (!arguments[parsed->first].isMemRef)
+        return usageError("argument #" + Twine(parsed->first) +
+                          " is a scalar; only memref arguments are results");
+      list->push_back(*parsed);
+    }
+  }
+  std::vector<HostArray> referenceArrays;
+  for (auto &[index, path] : references) {
+    FailureOr<HostArray> ref = readArray(path, error);
+    if (failed(ref))
+      return usageError(error);
+    if (ref->shape != arguments[index].host.shape)
+      return usageError(path + ": shape " + formatShape(ref->shape) +
+                        " does not match argument #" + Twine(index) + "'s " +
+                        formatShape(arguments[index].host.shape));
+    referenceArrays.push_back(std::move(*ref));
+  }
+
+  // Compile.
+  jit::Compiler compiler(options, device->getRuntimeSymbols());
+  jit::CompileReport report;
+  FailureOr<std::shared_ptr<jit::Executable>> executable =
+      compiler.compile(*module, &report);
+  if (failed(executable))
+    return fail("compiling @" + entryName + " for " +
+                   jit::stringifyTarget(options.target) + " failed");
+  if (!report.cacheNote.empty())
+    llvm::WithColor::warning(llvm::errs(), "tile-run")
+        << report.cacheNote << "\n";
+  FailureOr<jit::Executable::PackedFunction> function =
+      (*executable)->lookup(entryName, &error);
+  if (failed(function))
+    return fail("cannot find @" + entryName + " in the compiled module: " +
+                   error);
+
+  // Run.
+  PackedArguments packed;
+  for (Argument &arg : arguments) {
+    if (!arg.isMemRef) {
+      packed.addScalar(arg.host.data);
+      continue;
+    }
+    arg.device = device->allocate(arg.host.data.size());
+    if (!arg.device)
+      return fail("cannot allocate " + Twine(arg.host.data.size()) +
+                     " bytes on " + device->getDescription());
+    if (failed(device->copyToDevice(arg.device, arg.host.data)))
+      return fail(device->getLastError());
+    packed.addMemRef(arg.device, arg.host.shape);
+  }
+  auto runStart = std::chrono::steady_clock::now();
+  (*function)(packed.data());
+  if (failed(device->synchronize()))
+    return fail("running @" + entryName + " failed: " +
+                   device->getLastError());
+  double runSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - runStart)
+                          .count();
+  for (Argument &arg : arguments)
+    if (arg.isMemRef &&
+        failed(device->copyToHost(arg.host.data, arg.device)))
+      return fail(device->getLastError());
+
+  llvm::outs() << "tile-run: @" << entryName << " on "
+               << device->getDescription() << " ("
+               << jit::stringifyCacheResult(report.cache) << ")\n";
+
+  // Results.
+  SmallVector<unsigned> shown;
+  for (auto &list : {outputs, references})
+    for (auto &[index, path] : list)
+      if (!llvm::is_contained(shown, index))
+        shown.push_back(index);
+  if (shown.empty())
+    for (unsigned i = 0; i < numArgs; ++i)
+      if (arguments[i].isMemRef)
+        shown.push_back(i);
+  llvm::sort(shown);
+  for (unsigned i : shown) {
+    const HostArray &array = arguments[i].host;
+    llvm::outs() << "  arg #" << i << " " << array.type.getName() << " "
+                 << formatShape(array.shape) << ": " << summarize(array)
+                 << "\n";
+  }
+  for (auto &[index, path] : outputs)
+    if (failed(writeArray(path, arguments[index].host, error)))
+      return usageError(error);
+  bool allPassed = true;
+  for (auto [reference, expected] : llvm::zip(references, referenceArrays)) {
+    auto &[index, path] = reference;
+    const HostArray &got = arguments[index].host;
+    CheckResult check = compareArrays(got, expected, relTolerance, absTolerance);
+    if (check.passed) {
+      llvm::outs() << "  check arg #" << index << " against " << path
+                   << ": ok (rtol " << relTolerance << ", atol " << absTolerance
+                   << ")\n";
+      continue;
+    }
+    allPassed = false;
+    llvm::outs() << "  check arg #" << index << " against " << path
+                 << ": MISMATCH in " << check.mismatches << " of "
+                 << got.getNumElements() << " elements; worst at "
+                 << got.formatIndex(check.worst) << ": got "
+                 << check.worstGot << ", expected " << check.worstExpected
+                 << " (rtol " << relTolerance << ", atol " << absTolerance
+                 << ")\n";
+  }
+
+  // Benchmark.
+  if (benchRuns > 0) {
+    std::vector<double> seconds;
+    if (failed(device->benchmark(
+            [&]() { (*function)(packed.data()); }, benchRuns, seconds)))
+      return fail("benchmarking failed: " + device->getLastError());
+    double mid = median(seconds);
+    auto [lo, hi] = std::minmax_element(seconds.begin(), seconds.end());
+    llvm::outs() << llvm::formatv(
+        "  bench: {0} runs: median {1:f3} ms, min {2:f3} ms, max {3:f3} ms",
+        seconds.size(), mid * 1e3, *lo * 1e3, *hi * 1e3);
+    if (flopsPerRun > 0)
+      llvm::outs() << llvm::formatv(", {0:f2} TFLOP/s",
+                                    flopsPerRun / mid / 1e12);
+    if (bytesPerRun > 0)
+      llvm::outs() << llvm::formatv(", {0:f2} GB/s", bytesPerRun / mid / 1e9);
+    llvm::outs() << "\n";
+  }
+
+  if (timing) {
+    llvm::outs() << llvm::formatv("  time: parse {0:f1} ms\n",
+                                  parseSeconds * 1e3);
+    for (auto &[stage, secs] : report.stages)
+      llvm::outs() << llvm::formatv("  time: {0} {1:f1} ms\n", stage,
+                                    secs * 1e3);
+    llvm::outs() << llvm::formatv("  time: first run {0:f3} ms\n",
+                                  runSeconds * 1e3);
+  }
+  if (cacheInfo) {
+    llvm::outs() << "  cache: key " << report.key << ", "
+                 << jit::stringifyCacheResult(report.cache) << "\n";
+    if (jit::DiskCache *cache = compiler.getDiskCache()) {
+      jit::DiskCache::Info info = cache->getInfo();
+      llvm::outs() << "  cache: " << cache->getDirectory() << ": "
+                   << info.entries << " entries, " << info.bytes
+                   << " bytes\n";
+    } else {
+      llvm::outs() << "  cache: disk cache off\n";
+    }
+  }
+  for (Argument &arg : arguments)
+    if (arg.device)
+      device->free(arg.device);
+  return allPassed ? 0 : kExitFailure;
+}
