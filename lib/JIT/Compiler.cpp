@@ -283,10 +283,27 @@ Compiler::compileAndLoad(ModuleOp module, CacheEntry *entry,
   registerNVVMDialectTranslation(registry);
   context->appendDialectRegistry(registry);
 
+  // The host's own target machine: the optimizer needs its cost model to
+  // vectorize, the code generator its features (FMA, F16C, AVX...).
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> machineBuilder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return module.emitError("cannot describe the host: ")
+           << llvm::toString(machineBuilder.takeError());
+  machineBuilder->setCodeGenOptLevel(
+      options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+      : options.optLevel == 0 ? llvm::CodeGenOptLevel::None
+                              : llvm::CodeGenOptLevel::Default);
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      machineBuilder->createTargetMachine();
+  if (!machine)
+    return module.emitError("cannot create the host target machine: ")
+           << llvm::toString(machine.takeError());
+
   auto executable = std::shared_ptr<Executable>(new Executable());
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
-                                /*targetMachine=*/nullptr);
+                                machine->get());
   std::string transformError;
   auto transformer = [&](llvm::Module *llvmModule) -> llvm::Error {
     takeStructors(*llvmModule, "llvm.global_ctors", executable->constructors);
@@ -298,10 +315,6 @@ Compiler::compileAndLoad(ModuleOp module, CacheEntry *entry,
   };
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel =
-      options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
-      : options.optLevel == 0 ? llvm::CodeGenOptLevel::None
-                              : llvm::CodeGenOptLevel::Default;
   engineOptions.enableObjectDump = entry != nullptr;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
@@ -309,7 +322,7 @@ Compiler::compileAndLoad(ModuleOp module, CacheEntry *entry,
   {
     StageTimer timer(report, "LLVM code generation");
     llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
-        ExecutionEngine::create(*lowered, engineOptions);
+        ExecutionEngine::create(*lowered, engineOptions, std::move(*machine));
     if (!engine)
       return module.emitError("host compilation failed: ")
              << llvm::toString(engine.takeError());

@@ -10,6 +10,11 @@ copy    M N        x.npy (f16), ref.npy
 add     M N        a.npy, b.npy (f32), ref.npy
 softmax M N        x.npy (f32), ref.npy (row softmax)
 rowsum  M N        x.npy (f32), ref.npy (f32 M, row sums)
+
+or:     reference.py eval OUTDIR EXPR NAME=DIST:TYPE:SHAPE...
+        makes each input (DIST randn, int, ones or arange; TYPE a numpy
+        dtype; SHAPE like 16x8), saves it as NAME.npy, evaluates EXPR with
+        numpy as np and the inputs by name, and saves ref.npy.
 """
 
 import os
@@ -18,8 +23,31 @@ import sys
 import numpy as np
 
 
+def evaluate(out, expr, specs):
+    rng = np.random.default_rng(len(expr))
+    names = {"np": np}
+    for spec in specs:
+        name, dist, dtype, shape = spec.replace("=", ":").split(":")
+        shape = tuple(int(s) for s in shape.split("x"))
+        if dist == "randn":
+            value = rng.standard_normal(shape)
+        elif dist == "int":
+            value = rng.integers(-8, 8, shape)
+        elif dist == "ones":
+            value = np.ones(shape)
+        elif dist == "arange":
+            value = np.arange(np.prod(shape)).reshape(shape)
+        else:
+            sys.exit(f"reference.py: unknown distribution {dist}")
+        names[name] = value.astype(dtype)
+        np.save(os.path.join(out, name + ".npy"), names[name])
+    np.save(os.path.join(out, "ref.npy"), np.asarray(eval(expr, names)))
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
+    if kind == "eval":
+        return evaluate(out, sys.argv[3], sys.argv[4:])
     sizes = [int(s) for s in sys.argv[3:]]
     rng = np.random.default_rng(sum(sizes) * 7919 + len(kind))
     save = lambda name, array: np.save(os.path.join(out, name), array)

@@ -89,7 +89,8 @@ cl::opt<double> bytesPerRun("bytes",
                             cl::init(0), cl::cat(category));
 cl::opt<bool> timing("timing", cl::desc("Print the time of each stage"),
                      cl::cat(category));
-cl::opt<unsigned> optLevel("O", cl::desc("Host LLVM optimization level"),
+cl::opt<unsigned> optLevel("O", cl::desc("Host LLVM optimization level (-O0 to -O3)"),
+                           cl::Prefix,
                            cl::init(3), cl::cat(category));
 cl::opt<bool> noCache("no-cache", cl::desc("Do not use the disk cache"),
                       cl::cat(category));
@@ -487,9 +488,13 @@ int main(int argc, char **argv) {
     llvm::outs() << llvm::formatv(
         "  bench: {0} runs: median {1:f3} ms, min {2:f3} ms, max {3:f3} ms",
         seconds.size(), mid * 1e3, *lo * 1e3, *hi * 1e3);
-    if (flopsPerRun > 0)
-      llvm::outs() << llvm::formatv(", {0:f2} TFLOP/s",
-                                    flopsPerRun / mid / 1e12);
+    if (flopsPerRun > 0) {
+      double rate = flopsPerRun / mid;
+      if (rate >= 1e12)
+        llvm::outs() << llvm::formatv(", {0:f1} TFLOP/s", rate / 1e12);
+      else
+        llvm::outs() << llvm::formatv(", {0:f2} GFLOP/s", rate / 1e9);
+    }
     if (bytesPerRun > 0)
       llvm::outs() << llvm::formatv(", {0:f2} GB/s", bytesPerRun / mid / 1e9);
     llvm::outs() << "\n";
