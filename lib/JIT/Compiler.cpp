@@ -7,6 +7,7 @@
 #include "tile/JIT/Compiler.h"
 
 #include "tile/Config/BuildId.h"
+#include "tile/InitTile.h"
 #include "tile/JIT/Toolchain.h"
 #include "tile/Pipelines/Pipelines.h"
 
@@ -16,10 +17,6 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -277,10 +274,7 @@ Compiler::compileAndLoad(ModuleOp module, CacheEntry *entry,
 
   std::string deviceBinary = extractDeviceBinary(*lowered);
   DialectRegistry registry;
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  registerNVVMDialectTranslation(registry);
+  registerTileDialects(registry);
   context->appendDialectRegistry(registry);
 
   // The host's own target machine: the optimizer needs its cost model to

@@ -12,6 +12,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <numeric>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -172,6 +173,60 @@ Layout mlir::tile::projectFragment(const Layout &fragment, unsigned dim) {
   Layout projected = dropped.dropDim(replicaDim).insertDim(replicaDim,
                                                            replicas);
   return projected.compactOutput(kSlotAxis);
+}
+
+std::set<int64_t> mlir::tile::getOwners(const Layout &fragment,
+                                        ArrayRef<int64_t> index) {
+  SmallVector<int64_t> point(index);
+  point.push_back(0);
+  std::set<int64_t> threads;
+  int64_t copies = fragment.getInShape().back();
+  for (int64_t c = 0; c < copies; ++c) {
+    point.back() = c;
+    threads.insert(fragment.apply(point)[kThreadAxis]);
+  }
+  return threads;
+}
+
+void mlir::tile::forEachFragmentIndex(
+    const Layout &fragment, function_ref<void(ArrayRef<int64_t>)> fn) {
+  SmallVector<int64_t> shape = fragment.getInShape();
+  shape.pop_back();
+  int64_t points = 1;
+  for (int64_t s : shape)
+    points *= s;
+  SmallVector<int64_t> index(shape.size());
+  for (int64_t i = 0; i < points; ++i) {
+    int64_t rest = i;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    fn(index);
+  }
+}
+
+bool mlir::tile::haveSameOwners(const Layout &a, const Layout &b,
+                                bool compareSlots) {
+  SmallVector<int64_t> shapeA = a.getInShape(), shapeB = b.getInShape();
+  if (ArrayRef<int64_t>(shapeA).drop_back() !=
+      ArrayRef<int64_t>(shapeB).drop_back())
+    return false;
+  bool same = true;
+  forEachFragmentIndex(a, [&](ArrayRef<int64_t> index) {
+    if (!same)
+      return;
+    if (getOwners(a, index) != getOwners(b, index)) {
+      same = false;
+      return;
+    }
+    if (compareSlots) {
+      SmallVector<int64_t> point(index);
+      point.push_back(0);
+      same = a.apply(point)[kSlotAxis] == b.apply(point)[kSlotAxis];
+    }
+  });
+  return same;
 }
 
 void mlir::tile::printFragmentTable(const Layout &fragment, raw_ostream &os) {

@@ -15,4 +15,9 @@ void mlir::tile::registerTilePipelines() {
       "tile-to-cpu",
       "Lower tile kernels to host loops and then to the LLVM dialect",
       [](OpPassManager &pm) { buildTileToCPUPipeline(pm); });
+  PassPipelineRegistration<TileToNVVMPipelineOptions>(
+      "tile-to-nvvm",
+      "Lower tile kernels to NVVM, serialize them, and lower the host side "
+      "to LLVM",
+      buildTileToNVVMPipeline);
 }

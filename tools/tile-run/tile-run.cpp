@@ -20,7 +20,7 @@
 #include "Device.h"
 
 #include "tile/JIT/Compiler.h"
-#include "tile/JIT/Registration.h"
+#include "tile/InitTile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -263,7 +263,7 @@ int main(int argc, char **argv) {
   // Parse.
   auto start = std::chrono::steady_clock::now();
   DialectRegistry registry;
-  jit::registerDialects(registry);
+  registerTileDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   std::string error;

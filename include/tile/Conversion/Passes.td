@@ -28,4 +28,36 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
+  let summary = "lower tile kernels to gpu.launch with per-thread code";
+  let description = [{
+    Expects every fragment and tile.parallel to have a layout
+    (tile-infer-layouts). Rewrites every `tile.kernel` into a `gpu.launch`
+    of `threads` threads whose code each thread runs:
+    - fragments become per-thread arrays indexed by static slot numbers
+      (promoted to registers by LLVM); shared buffers become views into one
+      dynamic shared-memory block, addressed through their layouts
+      (swizzles included); the launch requests the block's size;
+    - copies move the elements each thread's slots hold (or, between
+      memories, elements dealt round-robin), with bounds checks where the
+      tile may leave the tensor; writes to shared memory are fenced by
+      barriers;
+    - gemms follow their GemmPlan: `nvgpu.mma.sync` per warp on tensor
+      cores, fused multiply-adds otherwise;
+    - reductions combine in registers, then by warp shuffles, then through
+      shared memory; tile.parallel bodies are unrolled over the thread's
+      slots; pipelined loops become `scf.for`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "Target chip">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // TILE_CONVERSION_PASSES_TD

@@ -17,6 +17,8 @@
 
 #include "tile/Layout/Layout.h"
 
+#include <set>
+
 namespace mlir::tile {
 
 /// Output dims of fragment layouts.
@@ -71,6 +73,16 @@ Layout getVectorizedFragment(ArrayRef<int64_t> shape, unsigned elementBits,
 /// of a reduced row holds the result), its slot digits disappear, and slots
 /// are renumbered densely.
 Layout projectFragment(const Layout &fragment, unsigned dim);
+
+/// The threads holding the copies of logical element `index`.
+std::set<int64_t> getOwners(const Layout &fragment, ArrayRef<int64_t> index);
+/// Calls `fn` on every logical index of a fragment layout (row-major).
+void forEachFragmentIndex(const Layout &fragment,
+                          function_ref<void(ArrayRef<int64_t>)> fn);
+
+/// The same threads hold each element of `a` and `b` (which cover the same
+/// logical shape), and with `compareSlots` in the same slot.
+bool haveSameOwners(const Layout &a, const Layout &b, bool compareSlots);
 
 /// Writes a 1-d or 2-d fragment as a table: one `T<thread>:<slot>` cell per
 /// element (copy 0), rows of the table being the first logical dim.

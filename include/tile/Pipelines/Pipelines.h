@@ -18,6 +18,32 @@
 
 namespace mlir::tile {
 
+/// Options of tile-to-nvvm.
+struct TileToNVVMPipelineOptions
+    : public PassPipelineOptions<TileToNVVMPipelineOptions> {
+  PassOptions::Option<std::string> chip{*this, "chip",
+                                        llvm::cl::desc("Target chip"),
+                                        llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features, e.g. +ptx80"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Optimization level of the device code (0-3)"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Device binary: isa (PTX), bin (cubin) or fatbin"),
+      llvm::cl::init("fatbin")};
+};
+
+/// tile-to-nvvm: layout inference, tile ops to per-thread gpu/nvgpu code,
+/// then upstream's gpu-lower-to-nvvm-pipeline, which outlines kernels,
+/// lowers them to NVVM, serializes them with gpu-module-to-binary and lowers
+/// the host side to LLVM.
+void buildTileToNVVMPipeline(OpPassManager &pm,
+                             const TileToNVVMPipelineOptions &options);
+
 /// tile-to-cpu: tile kernels to loops (convert-tile-to-cpu), cleaned up and
 /// lowered to the LLVM dialect, ready for the ExecutionEngine.
 void buildTileToCPUPipeline(OpPassManager &pm);

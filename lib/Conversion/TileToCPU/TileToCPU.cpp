@@ -82,41 +82,6 @@ SmallVector<Value> offsetIndex(OpBuilder &b, Location loc, ValueRange offsets,
   return result;
 }
 
-/// Reads `memref[index]`; if `global`, an index outside it reads `pad`.
-Value loadElement(OpBuilder &b, Location loc, Value memref, ValueRange index,
-                  bool global, TypedAttr pad) {
-  Value inBounds = global ? buildInBounds(b, loc, memref, index) : Value();
-  if (!inBounds)
-    return memref::LoadOp::create(b, loc, memref, index);
-  Type type = cast<MemRefType>(memref.getType()).getElementType();
-  auto ifOp = scf::IfOp::create(
-      b, loc, inBounds,
-      [&](OpBuilder &then, Location l) {
-        scf::YieldOp::create(
-            then, l, ValueRange{memref::LoadOp::create(then, l, memref, index)});
-      },
-      [&](OpBuilder &otherwise, Location l) {
-        scf::YieldOp::create(otherwise, l,
-                             ValueRange{buildPadValue(otherwise, l, pad, type)});
-      });
-  return ifOp.getResult(0);
-}
-
-/// Runs `write` when `memref[index]` is inside the tensor (always when not
-/// `global`).
-void guardedWrite(OpBuilder &b, Location loc, Value memref, ValueRange index,
-                  bool global, function_ref<void(OpBuilder &, Location)> write) {
-  Value inBounds = global ? buildInBounds(b, loc, memref, index) : Value();
-  if (!inBounds) {
-    write(b, loc);
-    return;
-  }
-  scf::IfOp::create(b, loc, inBounds, [&](OpBuilder &then, Location l) {
-    write(then, l);
-    scf::YieldOp::create(then, l);
-  });
-}
-
 SmallVector<Value> materializeOffsets(OpBuilder &b, Location loc,
                                       ArrayRef<OpFoldResult> mixed) {
   SmallVector<Value> values;
@@ -252,10 +217,10 @@ struct CopyLowering : OpConversionPattern<CopyOp> {
                 SmallVector<Value> dstIndex =
                     dstGlobal ? offsetIndex(b, l, offsets, ivs)
                               : SmallVector<Value>(ivs);
-                Value v = loadElement(b, l, src, srcIndex, srcGlobal,
+                Value v = buildGuardedLoad(b, l, src, srcIndex, srcGlobal,
                                       op.getPadAttr());
                 v = convertScalar(b, l, v, dstElement);
-                guardedWrite(b, l, dst, dstIndex, dstGlobal,
+                buildGuardedWrite(b, l, dst, dstIndex, dstGlobal,
                              [&](OpBuilder &w, Location wl) {
                                memref::StoreOp::create(w, wl, v, dst, dstIndex);
                              });
@@ -282,7 +247,7 @@ struct AtomicAddLowering : OpConversionPattern<AtomicAddOp> {
     buildNest(rewriter, loc, shapeOf(op.getSource()),
               [&](OpBuilder &b, Location l, ValueRange ivs) {
                 SmallVector<Value> index = offsetIndex(b, l, offsets, ivs);
-                guardedWrite(b, l, dst, index, /*global=*/true,
+                buildGuardedWrite(b, l, dst, index, /*global=*/true,
                              [&](OpBuilder &w, Location wl) {
                                Value v = memref::LoadOp::create(w, wl, src, ivs);
                                v = convertScalar(w, wl, v, dstElement);
@@ -447,7 +412,7 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(
-        op, loadElement(rewriter, op.getLoc(), adaptor.getBuffer(),
+        op, buildGuardedLoad(rewriter, op.getLoc(), adaptor.getBuffer(),
                         adaptor.getIndices(),
                         isGlobalMemRef(op.getBuffer().getType()),
                         op.getPadAttr()));
@@ -463,7 +428,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Value buffer = adaptor.getBuffer();
     ValueRange index = adaptor.getIndices();
-    guardedWrite(rewriter, op.getLoc(), buffer, index,
+    buildGuardedWrite(rewriter, op.getLoc(), buffer, index,
                  isGlobalMemRef(op.getBuffer().getType()),
                  [&](OpBuilder &b, Location l) {
                    memref::StoreOp::create(b, l, adaptor.getValue(), buffer,

@@ -51,62 +51,6 @@ struct Decision {
   Origin origin;
 };
 
-/// The threads holding each copy of logical element `index`.
-std::set<int64_t> owners(const Layout &fragment, ArrayRef<int64_t> index) {
-  SmallVector<int64_t> point(index);
-  point.push_back(0);
-  std::set<int64_t> threads;
-  int64_t copies = fragment.getInShape().back();
-  for (int64_t c = 0; c < copies; ++c) {
-    point.back() = c;
-    threads.insert(fragment.apply(point)[kThreadAxis]);
-  }
-  return threads;
-}
-
-/// Calls `fn` on every logical index of a fragment layout.
-void forEachIndex(const Layout &fragment,
-                  function_ref<void(ArrayRef<int64_t>)> fn) {
-  SmallVector<int64_t> shape = fragment.getInShape();
-  shape.pop_back();
-  int64_t points = 1;
-  for (int64_t s : shape)
-    points *= s;
-  SmallVector<int64_t> index(shape.size());
-  for (int64_t i = 0; i < points; ++i) {
-    int64_t rest = i;
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      index[d] = rest % shape[d];
-      rest /= shape[d];
-    }
-    fn(index);
-  }
-}
-
-/// The same threads hold each element, and with `compareSlots`, in the
-/// same slot.
-bool sameMapping(const Layout &a, const Layout &b, bool compareSlots) {
-  SmallVector<int64_t> shapeA = a.getInShape(), shapeB = b.getInShape();
-  if (ArrayRef<int64_t>(shapeA).drop_back() !=
-      ArrayRef<int64_t>(shapeB).drop_back())
-    return false;
-  bool same = true;
-  forEachIndex(a, [&](ArrayRef<int64_t> index) {
-    if (!same)
-      return;
-    if (owners(a, index) != owners(b, index)) {
-      same = false;
-      return;
-    }
-    if (compareSlots) {
-      SmallVector<int64_t> point(index);
-      point.push_back(0);
-      same = a.apply(point)[kSlotAxis] == b.apply(point)[kSlotAxis];
-    }
-  });
-  return same;
-}
-
 /// An element access of a fragment in a tile.parallel body: buffer dim `d`
 /// is indexed by induction variable `ivs[d]`.
 struct Access {
@@ -177,13 +121,13 @@ bool coversLoop(const Layout &fragment, const Layout &loop,
                 ArrayRef<unsigned> ivs) {
   bool covered = true;
   int64_t copies = loop.getInShape().back();
-  forEachIndex(loop, [&](ArrayRef<int64_t> point) {
+  forEachFragmentIndex(loop, [&](ArrayRef<int64_t> point) {
     if (!covered)
       return;
     SmallVector<int64_t> element;
     for (unsigned iv : ivs)
       element.push_back(point[iv]);
-    std::set<int64_t> holders = owners(fragment, element);
+    std::set<int64_t> holders = getOwners(fragment, element);
     SmallVector<int64_t> full(point);
     full.push_back(0);
     for (int64_t c = 0; c < copies && covered; ++c) {
@@ -261,7 +205,7 @@ LogicalResult LayoutInference::setFragment(Value buffer, const Layout &layout,
     changed = true;
     return success();
   }
-  if (sameMapping(it->second.layout, layout, exact))
+  if (haveSameOwners(it->second.layout, layout, exact))
     return success();
   return conflict(origin.op, origin.reason, layout, it->second);
 }
@@ -400,7 +344,7 @@ LogicalResult LayoutInference::propagateParallel(ParallelOp loop) {
       continue;
     }
     bool ok = access.isFull(rank)
-                  ? sameMapping(have->second.layout, needed, /*slots=*/false)
+                  ? haveSameOwners(have->second.layout, needed, /*slots=*/false)
                   : coversLoop(have->second.layout, loopLayout, access.ivs);
     if (!ok)
       return conflict(loop,

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
@@ -142,4 +143,38 @@ Value mlir::tile::buildPadValue(OpBuilder &b, Location loc, TypedAttr pad,
   if (pad)
     return arith::ConstantOp::create(b, loc, pad);
   return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+}
+
+Value mlir::tile::buildGuardedLoad(OpBuilder &b, Location loc, Value memref,
+                                   ValueRange index, bool guard,
+                                   TypedAttr pad) {
+  Value inBounds = guard ? buildInBounds(b, loc, memref, index) : Value();
+  if (!inBounds)
+    return memref::LoadOp::create(b, loc, memref, index);
+  Type type = cast<MemRefType>(memref.getType()).getElementType();
+  auto ifOp = scf::IfOp::create(
+      b, loc, inBounds,
+      [&](OpBuilder &then, Location l) {
+        scf::YieldOp::create(
+            then, l, ValueRange{memref::LoadOp::create(then, l, memref, index)});
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        scf::YieldOp::create(otherwise, l,
+                             ValueRange{buildPadValue(otherwise, l, pad, type)});
+      });
+  return ifOp.getResult(0);
+}
+
+void mlir::tile::buildGuardedWrite(
+    OpBuilder &b, Location loc, Value memref, ValueRange index, bool guard,
+    function_ref<void(OpBuilder &, Location)> write) {
+  Value inBounds = guard ? buildInBounds(b, loc, memref, index) : Value();
+  if (!inBounds) {
+    write(b, loc);
+    return;
+  }
+  scf::IfOp::create(b, loc, inBounds, [&](OpBuilder &then, Location l) {
+    write(then, l);
+    scf::YieldOp::create(then, l);
+  });
 }

@@ -54,6 +54,17 @@ Value buildMulAdd(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc);
 /// The value read outside a global tensor: `pad` if given, else zero.
 Value buildPadValue(OpBuilder &b, Location loc, TypedAttr pad, Type type);
 
+/// Reads `memref[index]`; with `guard`, an index outside the memref reads
+/// the pad value instead.
+Value buildGuardedLoad(OpBuilder &b, Location loc, Value memref,
+                       ValueRange index, bool guard, TypedAttr pad);
+
+/// Runs `write` when `memref[index]` is inside the memref (always without
+/// `guard`): how writes outside a global tensor are dropped.
+void buildGuardedWrite(OpBuilder &b, Location loc, Value memref,
+                       ValueRange index, bool guard,
+                       function_ref<void(OpBuilder &, Location)> write);
+
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILE_UTILS_LOWERINGUTILS_H

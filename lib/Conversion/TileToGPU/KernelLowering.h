@@ -1,0 +1,125 @@
+//===- KernelLowering.h - State of one tile.kernel's GPU lowering -*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to convert-tile-to-gpu. A KernelLowering turns one tile.kernel
+// into a gpu.launch: fragments become per-thread private arrays indexed by
+// static slot numbers, shared buffers become 1-d views into the block's
+// dynamic shared memory addressed through their layouts, and each tile op
+// becomes the per-thread code its layouts imply.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_CONVERSION_TILETOGPU_KERNELLOWERING_H
+#define TILE_LIB_CONVERSION_TILETOGPU_KERNELLOWERING_H
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Layout/FragmentLayouts.h"
+#include "tile/Target/Target.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::tile::gpu_lowering {
+
+/// A fragment after lowering: `slots` registers per thread.
+struct FragmentStorage {
+  Value slots; // memref<S x T> (private)
+  Layout layout;
+  FragmentType type;
+};
+
+/// A shared buffer after lowering: a 1-d view of the dynamic block.
+struct SharedStorage {
+  Value memory; // memref<N x T, #gpu.address_space<workgroup>>
+  Layout layout;
+  MemRefType type;
+};
+
+class KernelLowering {
+public:
+  KernelLowering(RewriterBase &rewriter, KernelOp kernel,
+                 const TargetInfo &target);
+
+  /// Rewrites the kernel into a gpu.launch.
+  LogicalResult run();
+
+  //===--------------------------------------------------------------------===//
+  // Used by the op lowerings
+  //===--------------------------------------------------------------------===//
+
+  RewriterBase &rewriter;
+  KernelOp kernel;
+  const TargetInfo &target;
+  int64_t threads;
+  /// gpu.thread_id x, as index.
+  Value threadId;
+
+  llvm::DenseMap<Value, FragmentStorage> fragments;
+  llvm::DenseMap<Value, SharedStorage> shared;
+
+  Value constant(OpBuilder &b, Location loc, int64_t value);
+
+  /// The logical index of slot `slot` of this thread (or of `thread`) in
+  /// `fragment` (a fragment layout); threads that hold nothing there compute
+  /// garbage: see ownsSlot.
+  SmallVector<Value> fragmentIndex(OpBuilder &b, Location loc,
+                                   const Layout &fragment, int64_t slot,
+                                   Value thread = Value());
+  /// Whether slot `slot` exists in `fragment` for some thread (static).
+  bool isSlotUsed(const Layout &fragment, int64_t slot);
+  /// i1: this thread holds slot `slot` (and, with `firstCopyOnly`, holds
+  /// copy 0 of the element there); null when that is always true.
+  Value ownsSlot(OpBuilder &b, Location loc, const Layout &fragment,
+                 int64_t slot, bool firstCopyOnly);
+  /// The slot holding the element `sourceSlot` of `source` is on, in
+  /// `target`, for this thread: the same for every thread, or std::nullopt.
+  /// `dims[d]` is the dim of `source` that target dim d reads (a projection
+  /// when target has fewer dims).
+  std::optional<int64_t> mapSlot(const Layout &source, int64_t sourceSlot,
+                                 const Layout &target,
+                                 ArrayRef<unsigned> dims);
+
+  /// Element offset of `index` in a shared buffer (layout and swizzle).
+  Value sharedOffset(OpBuilder &b, Location loc, const SharedStorage &buffer,
+                     ValueRange index);
+
+  /// Emits `gpu.barrier`.
+  void barrier(OpBuilder &b, Location loc);
+
+  /// Reserves `bytes` of shared scratch for an op; returns its byte offset
+  /// in the dynamic block.
+  int64_t reserveScratch(int64_t bytes);
+  /// A view of scratch at `byteOffset` as memref<count x type>.
+  Value scratchView(OpBuilder &b, Location loc, int64_t byteOffset,
+                    int64_t count, Type type);
+
+private:
+  LogicalResult planSharedMemory();
+  LogicalResult lowerOps(Block &block);
+  LogicalResult lowerOp(Operation *op);
+
+  /// The dynamic shared memory block (memref<?xi8, workgroup>).
+  Value dynamicShared;
+  int64_t sharedBytes = 0;
+};
+
+/// Op lowerings (Copies.cpp, Gemm.cpp, Reductions.cpp). Each rewrites `op`
+/// at its position and erases it.
+LogicalResult lowerCopy(KernelLowering &k, CopyOp op);
+LogicalResult lowerFill(KernelLowering &k, FillOp op);
+LogicalResult lowerAtomicAdd(KernelLowering &k, AtomicAddOp op);
+LogicalResult lowerParallel(KernelLowering &k, ParallelOp op);
+LogicalResult lowerGemm(KernelLowering &k, GemmOp op);
+LogicalResult lowerReduce(KernelLowering &k, ReduceOp op);
+LogicalResult lowerCumSum(KernelLowering &k, CumSumOp op);
+
+/// Bytes of shared scratch an op needs (reductions across warps), planned
+/// before lowering.
+int64_t getReduceScratchBytes(KernelLowering &k, ReduceOp op);
+
+} // namespace mlir::tile::gpu_lowering
+
+#endif // TILE_LIB_CONVERSION_TILETOGPU_KERNELLOWERING_H

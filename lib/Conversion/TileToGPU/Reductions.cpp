@@ -1,0 +1,431 @@
+//===- Reductions.cpp - tile.reduce and tile.cumsum on the GPU ------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A fragment reduction follows the source layout's digits of the reduced
+// dim: slot digits are reduced in registers, power-of-two lane digits by
+// butterfly shuffles within the warp, and the rest (warp digits, odd sizes)
+// through shared scratch. The result lands in the destination's slots on
+// every thread that holds it. Reductions and scans of shared memory deal
+// their rows to threads, which walk them serially.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+/// How the thread digits of the reduced dim combine partial results.
+struct ThreadDigits {
+  SmallVector<LayoutFactor> shuffled; // in-warp, power-of-two sizes
+  SmallVector<LayoutFactor> viaShared;
+  int64_t sharedCombos = 1;
+};
+
+ThreadDigits classify(const Layout &source, int64_t dim, int64_t warpSize) {
+  ThreadDigits digits;
+  for (const LayoutFactor &f : source.getFactors(dim)) {
+    if (f.outDim != kThreadAxis || f.size <= 1)
+      continue;
+    if (f.stride * f.size <= warpSize && llvm::isPowerOf2_64(f.size)) {
+      digits.shuffled.push_back(f);
+    } else {
+      digits.viaShared.push_back(f);
+      digits.sharedCombos *= f.size;
+    }
+  }
+  return digits;
+}
+
+/// The type partial results travel in: 32-bit for narrower types.
+Type accumulatorType(Type type) {
+  if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() < 32)
+    return Float32Type::get(type.getContext());
+  if (isa<IntegerType>(type) && type.getIntOrFloatBitWidth() < 32)
+    return IntegerType::get(type.getContext(), 32);
+  return type;
+}
+
+int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+Value digitOf(KernelLowering &k, OpBuilder &b, Location loc,
+              const LayoutFactor &f) {
+  return arith::RemUIOp::create(
+      b, loc,
+      arith::DivUIOp::create(b, loc, k.threadId, k.constant(b, loc, f.stride)),
+      k.constant(b, loc, f.size));
+}
+
+Value linearize(KernelLowering &k, OpBuilder &b, Location loc,
+                ValueRange index, ArrayRef<int64_t> shape) {
+  Value linear = k.constant(b, loc, 0);
+  for (auto [i, size] : llvm::zip(index, shape))
+    linear = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, linear, k.constant(b, loc, size)),
+        i);
+  return linear;
+}
+
+LogicalResult reduceFragment(KernelLowering &k, ReduceOp op,
+                             const FragmentStorage &src,
+                             const FragmentStorage &dst) {
+  OpBuilder &b = k.rewriter;
+  Location loc = op.getLoc();
+  int64_t dim = op.getDimAttr().getInt();
+  ReduceKind kind = op.getKind();
+  Type dstType = dst.type.getElementType();
+  Type accType = accumulatorType(dstType);
+  if (accType.getIntOrFloatBitWidth() > 32)
+    return op.emitOpError("cannot reduce ")
+           << dstType << " across threads on the GPU yet (32-bit at most)";
+
+  // Group the source slots by the destination slot their element reduces
+  // into; the grouping must be the same on every thread.
+  SmallVector<unsigned> kept;
+  for (unsigned d = 0, e = getFragmentRank(src.layout); d < e; ++d)
+    if (d != static_cast<unsigned>(dim))
+      kept.push_back(d);
+  bool toScalar = kept.empty();
+  std::map<int64_t, SmallVector<int64_t>> groups;
+  for (int64_t s = 0, e = getSlotExtent(src.layout); s < e; ++s) {
+    if (!k.isSlotUsed(src.layout, s))
+      continue;
+    std::optional<int64_t> q;
+    if (toScalar) {
+      // A rank-1 source reduces into a 1-element tile: its only slot.
+      q = 0;
+    } else {
+      q = k.mapSlot(src.layout, s, dst.layout, kept);
+    }
+    if (!q)
+      return op.emitOpError("result layout is not the projection of the "
+                            "source layout; run tile-infer-layouts");
+    groups[*q].push_back(s);
+  }
+
+  // 1. In registers.
+  std::map<int64_t, Value> partial;
+  for (auto &[q, slots] : groups) {
+    Value acc = buildReduceIdentity(b, loc, kind, accType);
+    for (int64_t s : slots) {
+      Value x = memref::LoadOp::create(b, loc, src.slots,
+                                       ValueRange{k.constant(b, loc, s)});
+      acc = buildReduceCombine(b, loc, kind, acc,
+                               convertScalar(b, loc, x, accType));
+    }
+    partial[q] = acc;
+  }
+
+  // 2. Within the warp.
+  ThreadDigits digits = classify(src.layout, dim, k.target.warpSize);
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                             k.target.warpSize);
+  for (const LayoutFactor &f : digits.shuffled) {
+    for (int64_t offset = f.stride; offset < f.stride * f.size; offset *= 2) {
+      Value mask =
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+      for (auto &[q, acc] : partial) {
+        Value other = gpu::ShuffleOp::create(b, loc, acc, mask, width,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        acc = buildReduceMerge(b, loc, kind, acc, other);
+      }
+    }
+  }
+
+  // 3. Across warps, through shared scratch.
+  if (digits.sharedCombos > 1) {
+    auto offsetAttr = op->getAttrOfType<IntegerAttr>("tile.scratch");
+    ArrayRef<int64_t> dstShape = dst.type.getShape();
+    int64_t elements = product(dstShape);
+    Value scratch = k.scratchView(b, loc, offsetAttr.getInt(),
+                                  digits.sharedCombos * elements, accType);
+    // This thread's combination of the shared digits.
+    Value combo = k.constant(b, loc, 0);
+    int64_t radix = 1;
+    for (const LayoutFactor &f : digits.viaShared) {
+      combo = arith::AddIOp::create(
+          b, loc, combo,
+          arith::MulIOp::create(b, loc, digitOf(k, b, loc, f),
+                                k.constant(b, loc, radix)));
+      radix *= f.size;
+    }
+    // One writer per (combination, element): shuffled digits at zero.
+    Value writer;
+    for (const LayoutFactor &f : digits.shuffled) {
+      Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         digitOf(k, b, loc, f),
+                                         k.constant(b, loc, 0));
+      writer = writer ? arith::AndIOp::create(b, loc, writer, zero).getResult()
+                      : zero;
+    }
+    k.barrier(b, loc);
+    std::map<int64_t, Value> element;
+    for (auto &[q, acc] : partial) {
+      element[q] =
+          toScalar ? k.constant(b, loc, 0)
+                   : linearize(k, b, loc, k.fragmentIndex(b, loc, dst.layout, q),
+                               dstShape);
+      Value at = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, combo, k.constant(b, loc, elements)),
+          element[q]);
+      Value v = acc;
+      auto store = [&](OpBuilder &sb, Location l) {
+        memref::StoreOp::create(sb, l, v, scratch, ValueRange{at});
+      };
+      if (writer) {
+        scf::IfOp::create(b, loc, writer, [&](OpBuilder &then, Location l) {
+          store(then, l);
+          scf::YieldOp::create(then, l);
+        });
+      } else {
+        store(b, loc);
+      }
+    }
+    k.barrier(b, loc);
+    for (auto &[q, acc] : partial) {
+      Value total = buildReduceIdentity(b, loc, kind, accType);
+      for (int64_t c = 0; c < digits.sharedCombos; ++c) {
+        Value at = arith::AddIOp::create(
+            b, loc, k.constant(b, loc, c * elements), element[q]);
+        total = buildReduceMerge(
+            b, loc, kind, total,
+            memref::LoadOp::create(b, loc, scratch, ValueRange{at}));
+      }
+      acc = total;
+    }
+    k.barrier(b, loc);
+  }
+
+  // 4. Into the destination's slots.
+  for (auto &[q, acc] : partial) {
+    Value result = acc;
+    Value slot = k.constant(b, loc, q);
+    if (!op.getClear())
+      result = buildReduceMerge(
+          b, loc, kind,
+          convertScalar(b, loc,
+                        memref::LoadOp::create(b, loc, dst.slots, slot),
+                        accType),
+          result);
+    memref::StoreOp::create(b, loc, convertScalar(b, loc, result, dstType),
+                            dst.slots, slot);
+  }
+  return success();
+}
+
+/// Reduces along `dim` of a shared buffer, one output element at a time:
+/// `store` receives each output's index and value.
+void reduceSharedSerially(
+    KernelLowering &k, OpBuilder &b, Location loc, const SharedStorage &src,
+    int64_t dim, ReduceKind kind, Type accType, ValueRange outIndex,
+    function_ref<void(OpBuilder &, Location, Value)> store) {
+  Value init = buildReduceIdentity(b, loc, kind, accType);
+  auto loop = scf::ForOp::create(
+      b, loc, k.constant(b, loc, 0),
+      k.constant(b, loc, src.type.getShape()[dim]), k.constant(b, loc, 1),
+      ValueRange{init},
+      [&](OpBuilder &ib, Location il, Value iv, ValueRange acc) {
+        SmallVector<Value> index(outIndex);
+        if (src.type.getRank() == 1)
+          index.clear();
+        index.insert(index.begin() + dim, iv);
+        Value x = memref::LoadOp::create(ib, il, src.memory,
+                                         k.sharedOffset(ib, il, src, index));
+        scf::YieldOp::create(
+            ib, il,
+            ValueRange{buildReduceCombine(ib, il, kind, acc[0],
+                                          convertScalar(ib, il, x, accType))});
+      });
+  store(b, loc, loop.getResult(0));
+}
+
+} // namespace
+
+int64_t mlir::tile::gpu_lowering::getReduceScratchBytes(KernelLowering &k,
+                                                        ReduceOp op) {
+  auto src = op.getSource().getDefiningOp<FragmentOp>();
+  auto dst = op.getDest().getDefiningOp<FragmentOp>();
+  if (!src || !dst)
+    return 0;
+  auto attr = dyn_cast_or_null<FragmentLayoutAttr>(src.getLayoutAttr());
+  if (!attr)
+    return 0;
+  ThreadDigits digits = classify(attr.toLayout(), op.getDimAttr().getInt(),
+                                 k.target.warpSize);
+  if (digits.sharedCombos == 1)
+    return 0;
+  Type acc = accumulatorType(dst.getType().getElementType());
+  return digits.sharedCombos * product(dst.getType().getShape()) *
+         llvm::divideCeil(acc.getIntOrFloatBitWidth(), 8);
+}
+
+LogicalResult mlir::tile::gpu_lowering::lowerReduce(KernelLowering &k,
+                                                    ReduceOp op) {
+  OpBuilder &b = k.rewriter;
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  auto srcFragment = k.fragments.find(op.getSource());
+  auto dstFragment = k.fragments.find(op.getDest());
+  auto srcShared = k.shared.find(op.getSource());
+  auto dstShared = k.shared.find(op.getDest());
+  LogicalResult result = success();
+  ReduceKind kind = op.getKind();
+  int64_t dim = op.getDimAttr().getInt();
+  Type dstType = cast<ShapedType>(op.getDest().getType()).getElementType();
+  Type accType = accumulatorType(dstType);
+  auto finish = [&](OpBuilder &sb, Location l, Value old, Value acc) {
+    if (!op.getClear())
+      acc = buildReduceMerge(sb, l, kind, convertScalar(sb, l, old, accType),
+                             acc);
+    return convertScalar(sb, l, acc, dstType);
+  };
+
+  if (srcFragment != k.fragments.end() && dstFragment != k.fragments.end()) {
+    result = reduceFragment(k, op, srcFragment->second, dstFragment->second);
+  } else if (srcShared != k.shared.end() && dstFragment != k.fragments.end()) {
+    // Every holder of an output element reduces it from shared memory.
+    const FragmentStorage &dst = dstFragment->second;
+    for (int64_t q = 0, e = getSlotExtent(dst.layout); q < e; ++q) {
+      if (!k.isSlotUsed(dst.layout, q))
+        continue;
+      SmallVector<Value> out = k.fragmentIndex(b, loc, dst.layout, q);
+      Value slot = k.constant(b, loc, q);
+      reduceSharedSerially(
+          k, b, loc, srcShared->second, dim, kind, accType, out,
+          [&](OpBuilder &sb, Location l, Value acc) {
+            Value old = memref::LoadOp::create(sb, l, dst.slots, slot);
+            memref::StoreOp::create(sb, l, finish(sb, l, old, acc), dst.slots,
+                                    slot);
+          });
+    }
+  } else if (srcShared != k.shared.end() && dstShared != k.shared.end()) {
+    const SharedStorage &dst = dstShared->second;
+    k.barrier(b, loc);
+    SmallVector<int64_t> shape(dst.type.getShape());
+    auto run = scf::ForOp::create(
+        b, loc, k.constant(b, loc, 0),
+        k.constant(b, loc, llvm::divideCeil(product(shape), k.threads)),
+        k.constant(b, loc, 1));
+    OpBuilder ib = OpBuilder::atBlockTerminator(run.getBody());
+    Value linear = arith::AddIOp::create(
+        ib, loc,
+        arith::MulIOp::create(ib, loc, run.getInductionVar(),
+                              k.constant(ib, loc, k.threads)),
+        k.threadId);
+    Value inRange =
+        arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ult, linear,
+                              k.constant(ib, loc, product(shape)));
+    scf::IfOp::create(ib, loc, inRange, [&](OpBuilder &then, Location l) {
+      SmallVector<Value> out(shape.size());
+      Value rest = linear;
+      for (int64_t d = shape.size() - 1; d >= 0; --d) {
+        Value size = k.constant(then, l, shape[d]);
+        out[d] = arith::RemUIOp::create(then, l, rest, size);
+        rest = arith::DivUIOp::create(then, l, rest, size);
+      }
+      reduceSharedSerially(
+          k, then, l, srcShared->second, dim, kind, accType, out,
+          [&](OpBuilder &sb, Location sl, Value acc) {
+            Value at = k.sharedOffset(sb, sl, dst, out);
+            Value old = memref::LoadOp::create(sb, sl, dst.memory, at);
+            memref::StoreOp::create(sb, sl, finish(sb, sl, old, acc),
+                                    dst.memory, at);
+          });
+      scf::YieldOp::create(then, l);
+    });
+    k.barrier(b, loc);
+  } else {
+    return op.emitOpError("reduces a fragment into shared memory on the GPU; "
+                          "reduce into a fragment, then copy it");
+  }
+  if (failed(result))
+    return failure();
+  k.rewriter.eraseOp(op);
+  return success();
+}
+
+LogicalResult mlir::tile::gpu_lowering::lowerCumSum(KernelLowering &k,
+                                                    CumSumOp op) {
+  auto src = k.shared.find(op.getSource());
+  auto dst = k.shared.find(op.getDest());
+  if (src == k.shared.end() || dst == k.shared.end())
+    return op.emitOpError("scans fragments on the GPU; copy the tile to "
+                          "shared memory and scan it there");
+  OpBuilder &b = k.rewriter;
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  int64_t dim = op.getDimAttr().getInt();
+  ArrayRef<int64_t> shape = src->second.type.getShape();
+  SmallVector<int64_t> rows(shape);
+  rows.erase(rows.begin() + dim);
+  int64_t count = product(rows);
+  Type type = src->second.type.getElementType();
+  k.barrier(b, loc);
+  auto run = scf::ForOp::create(
+      b, loc, k.constant(b, loc, 0),
+      k.constant(b, loc, llvm::divideCeil(count, k.threads)),
+      k.constant(b, loc, 1));
+  OpBuilder ib = OpBuilder::atBlockTerminator(run.getBody());
+  Value linear = arith::AddIOp::create(
+      ib, loc,
+      arith::MulIOp::create(ib, loc, run.getInductionVar(),
+                            k.constant(ib, loc, k.threads)),
+      k.threadId);
+  Value inRange = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ult,
+                                        linear, k.constant(ib, loc, count));
+  scf::IfOp::create(ib, loc, inRange, [&](OpBuilder &then, Location l) {
+    SmallVector<Value> row(rows.size());
+    Value rest = linear;
+    for (int64_t d = rows.size() - 1; d >= 0; --d) {
+      Value size = k.constant(then, l, rows[d]);
+      row[d] = arith::RemUIOp::create(then, l, rest, size);
+      rest = arith::DivUIOp::create(then, l, rest, size);
+    }
+    Value zero = arith::ConstantOp::create(then, l, type,
+                                           then.getZeroAttr(type));
+    Value last = k.constant(then, l, shape[dim] - 1);
+    scf::ForOp::create(
+        then, l, k.constant(then, l, 0), k.constant(then, l, shape[dim]),
+        k.constant(then, l, 1), ValueRange{zero},
+        [&](OpBuilder &sb, Location sl, Value iv, ValueRange acc) {
+          Value at = op.getReverse() ? arith::SubIOp::create(sb, sl, last, iv)
+                                     : iv;
+          SmallVector<Value> index(row);
+          index.insert(index.begin() + dim, at);
+          Value x = memref::LoadOp::create(
+              sb, sl, src->second.memory,
+              k.sharedOffset(sb, sl, src->second, index));
+          Value sum = buildReduceMerge(sb, sl, ReduceKind::Sum, acc[0], x);
+          memref::StoreOp::create(sb, sl, sum, dst->second.memory,
+                                  k.sharedOffset(sb, sl, dst->second, index));
+          scf::YieldOp::create(sb, sl, ValueRange{sum});
+        });
+    scf::YieldOp::create(then, l);
+  });
+  k.barrier(b, loc);
+  k.rewriter.eraseOp(op);
+  return success();
+}
