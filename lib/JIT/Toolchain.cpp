@@ -25,7 +25,13 @@ LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
   case Target::CPU:
     buildTileToCPUPipeline(pm);
     return success();
-  case Target::CUDA:
+  case Target::CUDA: {
+    TileToNVVMPipelineOptions nvvm;
+    nvvm.chip = options.chip;
+    nvvm.format = "bin";
+    buildTileToNVVMPipeline(pm, nvvm);
+    return success();
+  }
   case Target::ROCm:
     return failure();
   }

@@ -40,6 +40,13 @@ public:
                                   unsigned runs,
                                   std::vector<double> &seconds) = 0;
 
+  /// Host time per call with synchronization deferred (the cost of
+  /// issuing a launch); failure where that does not apply.
+  virtual FailureOr<double>
+  measureLaunchOverhead(const std::function<void()> &run, unsigned runs) {
+    return failure();
+  }
+
   const std::string &getLastError() const { return lastError; }
 
 protected:

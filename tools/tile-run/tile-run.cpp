@@ -102,6 +102,10 @@ cl::opt<bool> cacheInfo("cache-info",
                         cl::desc("Print the cache directory, its contents "
                                  "and this run's cache result"),
                         cl::cat(category));
+cl::opt<bool> listDevices("list-devices",
+                          cl::desc("Print the GPUs tile-run can use (exit 1 "
+                                   "when there are none)"),
+                          cl::cat(category));
 cl::opt<bool> cacheClear("cache-clear",
                          cl::desc("Empty the disk cache (then run, if a file "
                                   "is given)"),
@@ -218,6 +222,17 @@ int main(int argc, char **argv) {
                                    "tile-run: run tile programs\n",
                                    &llvm::errs()))
     return kExitUsage;
+
+  if (listDevices) {
+    std::string why;
+    std::unique_ptr<Device> gpu = createCudaDevice(chipName, &why);
+    if (!gpu) {
+      llvm::outs() << "cuda: none (" << why << ")\n";
+      return kExitFailure;
+    }
+    llvm::outs() << "cuda: " << gpu->getDescription() << "\n";
+    return 0;
+  }
 
   jit::CompileOptions options;
   options.optLevel = optLevel;
