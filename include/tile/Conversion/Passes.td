@@ -54,6 +54,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::scf::SCFDialect",

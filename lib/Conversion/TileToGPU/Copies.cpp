@@ -37,6 +37,10 @@ struct Side {
   const FragmentStorage *fragment = nullptr;
 
   Type getElementType() const {
+    if (sharedBuffer)
+      return sharedBuffer->type.getElementType();
+    if (fragment)
+      return fragment->type.getElementType();
     return cast<ShapedType>(value.getType()).getElementType();
   }
 };
@@ -164,7 +168,61 @@ SmallVector<unsigned> identityDims(unsigned rank) {
   return dims;
 }
 
+/// Each thread writes its elements (copy 0) of `fragment` to `dst`.
+void storeFragment(KernelLowering &k, OpBuilder &b, Location loc,
+                   const FragmentStorage &fragment, const Side &dst) {
+  const Layout &layout = fragment.layout;
+  Type type = dst.getElementType();
+  for (int64_t slot = 0, e = getSlotExtent(layout); slot < e; ++slot) {
+    if (!k.isSlotUsed(layout, slot))
+      continue;
+    Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/true);
+    guarded(b, loc, guard, [&](OpBuilder &inner) {
+      SmallVector<Value> index = k.fragmentIndex(inner, loc, layout, slot);
+      Value v = loadSlot(inner, loc, fragment, slot);
+      writeMemory(k, inner, loc, dst, index, convertScalar(inner, loc, v, type));
+    });
+  }
+}
+
+/// Each thread fills every slot of `fragment` from `src`.
+void loadFragment(KernelLowering &k, OpBuilder &b, Location loc,
+                  const Side &src, const FragmentStorage &fragment,
+                  TypedAttr pad) {
+  const Layout &layout = fragment.layout;
+  Type type = fragment.type.getElementType();
+  for (int64_t slot = 0, e = getSlotExtent(layout); slot < e; ++slot) {
+    if (!k.isSlotUsed(layout, slot))
+      continue;
+    Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/false);
+    guarded(b, loc, guard, [&](OpBuilder &inner) {
+      SmallVector<Value> index = k.fragmentIndex(inner, loc, layout, slot);
+      Value v = readMemory(k, inner, loc, src, index, pad);
+      storeSlot(inner, loc, fragment, slot, convertScalar(inner, loc, v, type));
+    });
+  }
+}
+
+Side sharedSide(const SharedStorage &shared) {
+  Side side;
+  side.kind = Side::Shared;
+  side.sharedBuffer = &shared;
+  return side;
+}
+
 } // namespace
+
+void mlir::tile::gpu_lowering::storeFragmentToShared(
+    KernelLowering &k, OpBuilder &b, Location loc,
+    const FragmentStorage &fragment, const SharedStorage &shared) {
+  storeFragment(k, b, loc, fragment, sharedSide(shared));
+}
+
+void mlir::tile::gpu_lowering::loadFragmentFromShared(
+    KernelLowering &k, OpBuilder &b, Location loc, const SharedStorage &shared,
+    const FragmentStorage &fragment) {
+  loadFragment(k, b, loc, sharedSide(shared), fragment, {});
+}
 
 LogicalResult mlir::tile::gpu_lowering::lowerCopy(KernelLowering &k,
                                                   CopyOp op) {
@@ -196,32 +254,10 @@ LogicalResult mlir::tile::gpu_lowering::lowerCopy(KernelLowering &k,
     }
   } else if (src.kind == Side::Fragment) {
     // Each thread writes the elements it holds, once per element.
-    const Layout &layout = src.fragment->layout;
-    for (int64_t slot = 0, e = getSlotExtent(layout); slot < e; ++slot) {
-      if (!k.isSlotUsed(layout, slot))
-        continue;
-      Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/true);
-      guarded(b, loc, guard, [&](OpBuilder &inner) {
-        SmallVector<Value> index = k.fragmentIndex(inner, loc, layout, slot);
-        Value v = loadSlot(inner, loc, *src.fragment, slot);
-        writeMemory(k, inner, loc, dst, index,
-                    convertScalar(inner, loc, v, dstType));
-      });
-    }
+    storeFragment(k, b, loc, *src.fragment, dst);
   } else if (dst.kind == Side::Fragment) {
     // Every copy of every element is filled by its own thread.
-    const Layout &layout = dst.fragment->layout;
-    for (int64_t slot = 0, e = getSlotExtent(layout); slot < e; ++slot) {
-      if (!k.isSlotUsed(layout, slot))
-        continue;
-      Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/false);
-      guarded(b, loc, guard, [&](OpBuilder &inner) {
-        SmallVector<Value> index = k.fragmentIndex(inner, loc, layout, slot);
-        Value v = readMemory(k, inner, loc, src, index, op.getPadAttr());
-        storeSlot(inner, loc, *dst.fragment, slot,
-                  convertScalar(inner, loc, v, dstType));
-      });
-    }
+    loadFragment(k, b, loc, src, *dst.fragment, op.getPadAttr());
   } else {
     ArrayRef<int64_t> shape =
         cast<ShapedType>(op.getTile().getType()).getShape();

@@ -316,14 +316,14 @@ LogicalResult KernelLowering::planSharedMemory() {
       alloc->setAttr("tile.offset", rewriter.getI64IntegerAttr(offset));
       return WalkResult::advance();
     }
-    if (auto reduce = dyn_cast<ReduceOp>(op)) {
-      int64_t bytes = getReduceScratchBytes(*this, reduce);
-      if (bytes < 0)
-        return WalkResult::interrupt();
-      if (bytes > 0)
-        op->setAttr("tile.scratch",
-                    rewriter.getI64IntegerAttr(reserveScratch(bytes)));
-    }
+    int64_t scratch = 0;
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      scratch = getReduceScratchBytes(*this, reduce);
+    else if (auto cumsum = dyn_cast<CumSumOp>(op))
+      scratch = getCumSumScratchBytes(*this, cumsum);
+    if (scratch > 0)
+      op->setAttr("tile.scratch",
+                  rewriter.getI64IntegerAttr(reserveScratch(scratch)));
     return WalkResult::advance();
   });
   if (result.wasInterrupted())

@@ -116,9 +116,19 @@ LogicalResult lowerGemm(KernelLowering &k, GemmOp op);
 LogicalResult lowerReduce(KernelLowering &k, ReduceOp op);
 LogicalResult lowerCumSum(KernelLowering &k, CumSumOp op);
 
-/// Bytes of shared scratch an op needs (reductions across warps), planned
-/// before lowering.
+/// Bytes of shared scratch an op needs (reductions across warps, scans of
+/// fragments), planned before lowering.
 int64_t getReduceScratchBytes(KernelLowering &k, ReduceOp op);
+int64_t getCumSumScratchBytes(KernelLowering &k, CumSumOp op);
+
+/// Each thread writes the elements its slots hold (copy 0) to `shared`.
+void storeFragmentToShared(KernelLowering &k, OpBuilder &b, Location loc,
+                           const FragmentStorage &fragment,
+                           const SharedStorage &shared);
+/// Each thread fills all its slots from `shared`.
+void loadFragmentFromShared(KernelLowering &k, OpBuilder &b, Location loc,
+                            const SharedStorage &shared,
+                            const FragmentStorage &fragment);
 
 } // namespace mlir::tile::gpu_lowering
 

@@ -367,23 +367,26 @@ LogicalResult mlir::tile::gpu_lowering::lowerReduce(KernelLowering &k,
   return success();
 }
 
-LogicalResult mlir::tile::gpu_lowering::lowerCumSum(KernelLowering &k,
-                                                    CumSumOp op) {
-  auto src = k.shared.find(op.getSource());
-  auto dst = k.shared.find(op.getDest());
-  if (src == k.shared.end() || dst == k.shared.end())
-    return op.emitOpError("scans fragments on the GPU; copy the tile to "
-                          "shared memory and scan it there");
-  OpBuilder &b = k.rewriter;
-  Location loc = op.getLoc();
-  b.setInsertionPoint(op);
-  int64_t dim = op.getDimAttr().getInt();
-  ArrayRef<int64_t> shape = src->second.type.getShape();
+int64_t mlir::tile::gpu_lowering::getCumSumScratchBytes(KernelLowering &k,
+                                                        CumSumOp op) {
+  if (!isa<FragmentType>(op.getSource().getType()) &&
+      !isa<FragmentType>(op.getDest().getType()))
+    return 0;
+  auto type = cast<ShapedType>(op.getSource().getType());
+  return product(type.getShape()) *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// Scans `src` into `dst` (both shared) along `dim`: rows dealt to threads,
+/// each walked serially.
+static void scanShared(KernelLowering &k, OpBuilder &b, Location loc,
+                       const SharedStorage &src, const SharedStorage &dst,
+                       int64_t dim, bool reverse) {
+  ArrayRef<int64_t> shape = src.type.getShape();
   SmallVector<int64_t> rows(shape);
   rows.erase(rows.begin() + dim);
   int64_t count = product(rows);
-  Type type = src->second.type.getElementType();
-  k.barrier(b, loc);
+  Type type = src.type.getElementType();
   auto run = scf::ForOp::create(
       b, loc, k.constant(b, loc, 0),
       k.constant(b, loc, llvm::divideCeil(count, k.threads)),
@@ -411,21 +414,58 @@ LogicalResult mlir::tile::gpu_lowering::lowerCumSum(KernelLowering &k,
         then, l, k.constant(then, l, 0), k.constant(then, l, shape[dim]),
         k.constant(then, l, 1), ValueRange{zero},
         [&](OpBuilder &sb, Location sl, Value iv, ValueRange acc) {
-          Value at = op.getReverse() ? arith::SubIOp::create(sb, sl, last, iv)
-                                     : iv;
+          Value at = reverse ? arith::SubIOp::create(sb, sl, last, iv) : iv;
           SmallVector<Value> index(row);
           index.insert(index.begin() + dim, at);
-          Value x = memref::LoadOp::create(
-              sb, sl, src->second.memory,
-              k.sharedOffset(sb, sl, src->second, index));
+          Value x = memref::LoadOp::create(sb, sl, src.memory,
+                                           k.sharedOffset(sb, sl, src, index));
           Value sum = buildReduceMerge(sb, sl, ReduceKind::Sum, acc[0], x);
-          memref::StoreOp::create(sb, sl, sum, dst->second.memory,
-                                  k.sharedOffset(sb, sl, dst->second, index));
+          memref::StoreOp::create(sb, sl, sum, dst.memory,
+                                  k.sharedOffset(sb, sl, dst, index));
           scf::YieldOp::create(sb, sl, ValueRange{sum});
         });
     scf::YieldOp::create(then, l);
   });
+}
+
+LogicalResult mlir::tile::gpu_lowering::lowerCumSum(KernelLowering &k,
+                                                    CumSumOp op) {
+  OpBuilder &b = k.rewriter;
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  int64_t dim = op.getDimAttr().getInt();
+  auto srcFragment = k.fragments.find(op.getSource());
+  auto dstFragment = k.fragments.find(op.getDest());
+  bool viaScratch =
+      srcFragment != k.fragments.end() || dstFragment != k.fragments.end();
+  // Fragments are scanned in shared scratch: threads do not hold whole rows.
+  SharedStorage scratch;
+  if (viaScratch) {
+    auto type = cast<ShapedType>(op.getSource().getType());
+    auto offset = op->getAttrOfType<IntegerAttr>("tile.scratch");
+    scratch.type = MemRefType::get(type.getShape(), type.getElementType());
+    scratch.layout = Layout::rowMajor(type.getShape());
+    scratch.memory = k.scratchView(b, loc, offset.getInt(),
+                                   product(type.getShape()),
+                                   type.getElementType());
+  }
+  const SharedStorage &src = srcFragment != k.fragments.end()
+                                 ? scratch
+                                 : k.shared.find(op.getSource())->second;
+  const SharedStorage &dst = dstFragment != k.fragments.end()
+                                 ? scratch
+                                 : k.shared.find(op.getDest())->second;
   k.barrier(b, loc);
+  if (srcFragment != k.fragments.end()) {
+    storeFragmentToShared(k, b, loc, srcFragment->second, scratch);
+    k.barrier(b, loc);
+  }
+  scanShared(k, b, loc, src, dst, dim, op.getReverse());
+  k.barrier(b, loc);
+  if (dstFragment != k.fragments.end()) {
+    loadFragmentFromShared(k, b, loc, scratch, dstFragment->second);
+    k.barrier(b, loc);
+  }
   k.rewriter.eraseOp(op);
   return success();
 }
