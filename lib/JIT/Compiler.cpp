@@ -124,6 +124,8 @@ llvm::orc::SymbolMap makeSymbolMap(llvm::orc::MangleAndInterner &interner,
 //===----------------------------------------------------------------------===//
 
 Executable::~Executable() {
+  if (!initialized)
+    return;
   for (const std::string &name : llvm::reverse(destructors)) {
     std::string error;
     FailureOr<void *> symbol = lookupSymbol(name, &error);
@@ -170,6 +172,7 @@ LogicalResult Executable::runConstructors(std::string *error) {
       return failure();
     reinterpret_cast<void (*)()>(*symbol)();
   }
+  initialized = true;
   return success();
 }
 
@@ -352,7 +355,7 @@ Compiler::compileAndLoad(ModuleOp module, CacheEntry *entry,
                              .str();
   }
   std::string error;
-  if (failed(executable->runConstructors(&error)))
+  if (options.initialize && failed(executable->runConstructors(&error)))
     return module.emitError("loading the module failed: ") << error;
   return executable;
 }
@@ -390,7 +393,7 @@ Compiler::load(const CacheEntry &entry, std::string *error) {
   executable->jit = std::move(*jit);
   executable->constructors = entry.constructors;
   executable->destructors = entry.destructors;
-  if (failed(executable->runConstructors(error)))
+  if (options.initialize && failed(executable->runConstructors(error)))
     return failure();
   return executable;
 }

@@ -14,6 +14,44 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::run;
 
+namespace {
+/// Compiles for a chip; cannot run anything.
+class OfflineCudaDevice : public Device {
+public:
+  explicit OfflineCudaDevice(std::string chip) : chip(std::move(chip)) {}
+  jit::Target getTarget() const override { return jit::Target::CUDA; }
+  std::string getChip() const override { return chip; }
+  std::string getDescription() const override {
+    return chip + " (no device)";
+  }
+  jit::SymbolMap getRuntimeSymbols() const override {
+#ifdef TILE_HAS_CUDA_RUNTIME
+    return runtime::cuda::getRuntimeSymbols();
+#else
+    return {};
+#endif
+  }
+  void *allocate(size_t) override { return nullptr; }
+  void free(void *) override {}
+  LogicalResult copyToDevice(void *, StringRef) override { return failure(); }
+  LogicalResult copyToHost(std::string &, const void *) override {
+    return failure();
+  }
+  LogicalResult synchronize() override { return failure(); }
+  LogicalResult benchmark(const std::function<void()> &, unsigned,
+                          std::vector<double> &) override {
+    return failure();
+  }
+
+private:
+  std::string chip;
+};
+} // namespace
+
+std::unique_ptr<Device> mlir::tile::run::createOfflineCudaDevice(StringRef chip) {
+  return std::make_unique<OfflineCudaDevice>(chip.str());
+}
+
 #ifdef TILE_HAS_CUDA_RUNTIME
 namespace {
 class CudaDevice : public Device {

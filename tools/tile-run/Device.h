@@ -58,6 +58,8 @@ std::unique_ptr<Device> createCpuDevice();
 /// reason in `why`). `chip` overrides the detected sm_XX.
 std::unique_ptr<Device> createCudaDevice(StringRef chip,
                                          std::string *why = nullptr);
+/// A CUDA target without a device, for --compile-only.
+std::unique_ptr<Device> createOfflineCudaDevice(StringRef chip);
 
 } // namespace mlir::tile::run
 

@@ -102,6 +102,11 @@ cl::opt<bool> cacheInfo("cache-info",
                         cl::desc("Print the cache directory, its contents "
                                  "and this run's cache result"),
                         cl::cat(category));
+cl::opt<bool> compileOnly(
+    "compile-only",
+    cl::desc("Compile (and cache) for the target, then stop: no device is "
+             "needed with --target and --chip, and no --arg"),
+    cl::cat(category));
 cl::opt<bool> listDevices("list-devices",
                           cl::desc("Print the GPUs tile-run can use (exit 1 "
                                    "when there are none)"),
@@ -264,6 +269,8 @@ int main(int argc, char **argv) {
   } else if (targetName == "cuda") {
     std::string why;
     device = createCudaDevice(chipName, &why);
+    if (!device && compileOnly && !chipName.empty())
+      device = createOfflineCudaDevice(chipName);
     if (!device)
       return fail("no CUDA device: " + why);
   } else if (targetName == "rocm") {
@@ -324,6 +331,22 @@ int main(int argc, char **argv) {
                       " returns values; tile-run runs functions that write "
                       "their results into memref arguments");
   unsigned numArgs = signature.getNumInputs();
+  if (compileOnly) {
+    options.initialize = false;
+    jit::Compiler compiler(options, device->getRuntimeSymbols());
+    jit::CompileReport report;
+    if (failed(compiler.compile(*module, &report)))
+      return fail("compiling @" + entryName + " for " +
+                  jit::stringifyTarget(options.target) + " failed");
+    llvm::outs() << "tile-run: compiled @" << entryName << " for "
+                 << device->getDescription() << " ("
+                 << jit::stringifyCacheResult(report.cache) << ")\n";
+    if (timing)
+      for (auto &[stage, secs] : report.stages)
+        llvm::outs() << llvm::formatv("  time: {0} {1:f1} ms\n", stage,
+                                      secs * 1e3);
+    return 0;
+  }
   if (argSpecs.size() != numArgs)
     return usageError("@" + entryName + " takes " + Twine(numArgs) +
                       " arguments, got " + Twine(argSpecs.size()) +

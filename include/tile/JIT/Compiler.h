@@ -49,6 +49,9 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// The disk cache directory; empty: no disk cache.
   std::string cacheDir;
+  /// Run the module's constructors (which load GPU binaries) once loaded;
+  /// off to only compile and cache.
+  bool initialize = true;
 };
 
 /// Where a compiled module came from.
@@ -88,6 +91,7 @@ private:
   std::unique_ptr<ExecutionEngine> engine;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::vector<std::string> constructors, destructors;
+  bool initialized = false;
   llvm::StringMap<PackedFunction> functions;
 };
 
