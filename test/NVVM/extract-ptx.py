@@ -3,8 +3,12 @@
 property, as gpu-module-to-binary{format=isa} writes them), decoding MLIR's
 string escapes (\\XX hex bytes, \\\\, \\")."""
 
+import argparse
+import os
 import re
+import subprocess
 import sys
+import tempfile
 
 
 def decode(text):
@@ -31,13 +35,55 @@ def decode(text):
     return out.decode()
 
 
+def run_ptxas(ptxas, arch, modules):
+    """Assembles each module with `ptxas -v`; prints one line per kernel:
+    `ptxas <name> registers=R spill_stores=S spill_loads=L`."""
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, ptx in enumerate(modules):
+            path = os.path.join(tmp, f"module{i}.ptx")
+            with open(path, "w") as f:
+                f.write(ptx)
+            result = subprocess.run(
+                [ptxas, f"-arch={arch}", "-v", path, "-o", path + ".cubin"],
+                capture_output=True, text=True)
+            if result.returncode != 0:
+                sys.stderr.write(result.stderr)
+                failed = True
+                continue
+            name, spills = None, None
+            for line in result.stderr.splitlines():
+                m = re.search(r"Compiling entry function '(\w+)'", line)
+                if m:
+                    name = m.group(1)
+                m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+                if m:
+                    spills = m.groups()
+                m = re.search(r"Used (\d+) registers", line)
+                if m and name:
+                    print(f"ptxas {name} registers={m.group(1)} "
+                          f"spill_stores={spills[0]} spill_loads={spills[1]}")
+    if failed:
+        sys.exit("extract-ptx.py: ptxas failed")
+
+
 def main():
-    text = open(sys.argv[1]).read() if len(sys.argv) > 1 else sys.stdin.read()
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("input", nargs="?", help="MLIR file (default: stdin)")
+    parser.add_argument("--ptxas", help="assemble with this ptxas instead of "
+                        "printing the PTX")
+    parser.add_argument("--arch", default="sm_80", help="ptxas -arch")
+    args = parser.parse_args()
+    text = open(args.input).read() if args.input else sys.stdin.read()
     found = re.findall(r'assembly = "((?:[^"\\]|\\.)*)"', text)
     if not found:
         sys.exit("extract-ptx.py: no embedded assembly found")
-    for ptx in found:
-        sys.stdout.write(decode(ptx))
+    modules = [decode(ptx) for ptx in found]
+    if args.ptxas:
+        run_ptxas(args.ptxas, args.arch, modules)
+        return
+    for ptx in modules:
+        sys.stdout.write(ptx)
 
 
 if __name__ == "__main__":

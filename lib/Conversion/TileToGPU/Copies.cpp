@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -110,11 +111,221 @@ void guarded(OpBuilder &b, Location loc, Value guard,
   });
 }
 
+int64_t elementBytes(Type type) {
+  return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+}
+
+/// Whether runs of `width` elements along the innermost dim of `side` can
+/// be moved as one vector (ignoring the alignment of global addresses,
+/// which buildAlignmentCheck tests at run time).
+bool allowsVectors(const Side &side, int64_t width) {
+  switch (side.kind) {
+  case Side::Shared:
+    return succeeded(side.sharedBuffer->layout.rescale(
+        side.sharedBuffer->layout.getInRank() - 1, width));
+  case Side::Fragment:
+    return succeeded(side.fragment->layout.rescale(
+        getFragmentRank(side.fragment->layout) - 1, width));
+  case Side::Global: {
+    auto type = cast<MemRefType>(side.value.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    return succeeded(type.getStridesAndOffset(strides, offset)) &&
+           !strides.empty() && strides.back() == 1;
+  }
+  }
+  return false;
+}
+
+/// The widest vector (at most 16 bytes) that divides the innermost extent
+/// and that every side allows; 1 when there is none. Vectors need equal
+/// element types.
+int64_t chooseVectorWidth(ArrayRef<const Side *> sides,
+                          ArrayRef<int64_t> shape) {
+  Type type = sides.front()->getElementType();
+  for (const Side *side : sides)
+    if (side->getElementType() != type)
+      return 1;
+  for (int64_t width = 16 / elementBytes(type); width > 1; width /= 2) {
+    if (shape.back() % width != 0)
+      continue;
+    if (llvm::all_of(sides,
+                     [&](const Side *side) { return allowsVectors(*side, width); }))
+      return width;
+  }
+  return 1;
+}
+
+/// i1: every run of `width` elements of the global side starts at an
+/// address aligned to the run's size (base pointer, offset, strides and the
+/// tile's origin); uniform over the block.
+Value buildAlignmentCheck(KernelLowering &k, OpBuilder &b, Location loc,
+                          const Side &global, int64_t width) {
+  auto type = cast<MemRefType>(global.value.getType());
+  int64_t bytes = elementBytes(type.getElementType());
+  auto metadata =
+      memref::ExtractStridedMetadataOp::create(b, loc, global.value);
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global.value);
+  Value start = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, metadata.getOffset(),
+                            k.constant(b, loc, bytes)));
+  auto divisible = [&](Value v, int64_t by) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, v, k.constant(b, loc, by)),
+        k.constant(b, loc, 0));
+  };
+  Value ok = divisible(start, width * bytes);
+  for (Value stride : metadata.getStrides().drop_back())
+    ok = arith::AndIOp::create(b, loc, ok, divisible(stride, width));
+  return arith::AndIOp::create(b, loc, ok,
+                               divisible(global.offsets.back(), width));
+}
+
+Value vectorLoad(OpBuilder &b, Location loc, VectorType type, Value memref,
+                 ValueRange index) {
+  auto load = vector::LoadOp::create(b, loc, type, memref, index);
+  load->setAttr("alignment",
+                b.getI64IntegerAttr(type.getNumElements() *
+                                    elementBytes(type.getElementType())));
+  return load;
+}
+
+void vectorStore(OpBuilder &b, Location loc, Value v, Value memref,
+                 ValueRange index) {
+  auto type = cast<VectorType>(v.getType());
+  auto store = vector::StoreOp::create(b, loc, v, memref, index);
+  store->setAttr("alignment",
+                 b.getI64IntegerAttr(type.getNumElements() *
+                                     elementBytes(type.getElementType())));
+}
+
+/// i1: the `width` elements from `index` along the innermost dim are all
+/// inside the global memref.
+Value wholeVectorInBounds(KernelLowering &k, OpBuilder &b, Location loc,
+                          Value memref, ValueRange index, int64_t width) {
+  SmallVector<Value> last(index);
+  last.back() = arith::AddIOp::create(b, loc, last.back(),
+                                      k.constant(b, loc, width - 1));
+  Value inside = buildInBounds(b, loc, memref, last);
+  // The first element is inside when the last one is (same row, larger
+  // column; unsigned compares).
+  return inside ? inside
+                : arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)
+                      .getResult();
+}
+
+/// Reads `width` elements from `index` on a shared or global side.
+Value readVector(KernelLowering &k, OpBuilder &b, Location loc,
+                 const Side &side, ValueRange index, int64_t width,
+                 TypedAttr pad) {
+  auto type = VectorType::get({width}, side.getElementType());
+  if (side.kind == Side::Shared)
+    return vectorLoad(b, loc, type, side.sharedBuffer->memory,
+                      k.sharedOffset(b, loc, *side.sharedBuffer, index));
+  SmallVector<Value> at = globalIndex(b, loc, side, index);
+  Value whole = wholeVectorInBounds(k, b, loc, side.value, at, width);
+  auto ifOp = scf::IfOp::create(
+      b, loc, whole,
+      [&](OpBuilder &then, Location l) {
+        scf::YieldOp::create(then, l,
+                             ValueRange{vectorLoad(then, l, type, side.value, at)});
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        SmallVector<Value> elements;
+        for (int64_t i = 0; i < width; ++i) {
+          SmallVector<Value> element(at);
+          element.back() = arith::AddIOp::create(otherwise, l, element.back(),
+                                                 k.constant(otherwise, l, i));
+          elements.push_back(buildGuardedLoad(otherwise, l, side.value,
+                                              element, /*guard=*/true, pad));
+        }
+        scf::YieldOp::create(
+            otherwise, l,
+            ValueRange{vector::FromElementsOp::create(otherwise, l, type,
+                                                      elements)});
+      });
+  return ifOp.getResult(0);
+}
+
+/// Writes the vector `v` at `index` of a shared or global side.
+void writeVector(KernelLowering &k, OpBuilder &b, Location loc,
+                 const Side &side, ValueRange index, Value v) {
+  int64_t width = cast<VectorType>(v.getType()).getNumElements();
+  if (side.kind == Side::Shared) {
+    vectorStore(b, loc, v, side.sharedBuffer->memory,
+                k.sharedOffset(b, loc, *side.sharedBuffer, index));
+    return;
+  }
+  SmallVector<Value> at = globalIndex(b, loc, side, index);
+  Value whole = wholeVectorInBounds(k, b, loc, side.value, at, width);
+  scf::IfOp::create(
+      b, loc, whole,
+      [&](OpBuilder &then, Location l) {
+        vectorStore(then, l, v, side.value, at);
+        scf::YieldOp::create(then, l);
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        for (int64_t i = 0; i < width; ++i) {
+          SmallVector<Value> element(at);
+          element.back() = arith::AddIOp::create(otherwise, l, element.back(),
+                                                 k.constant(otherwise, l, i));
+          Value x = vector::ExtractOp::create(otherwise, l, v, i);
+          buildGuardedWrite(otherwise, l, side.value, element, /*guard=*/true,
+                            [&](OpBuilder &w, Location wl) {
+                              memref::StoreOp::create(w, wl, x, side.value,
+                                                      element);
+                            });
+        }
+        scf::YieldOp::create(otherwise, l);
+      });
+}
+
+/// Runs `vectorBody` when `aligned` holds (always when null), else
+/// `scalarBody`.
+void withAlignment(OpBuilder &b, Location loc, Value aligned,
+                   function_ref<void(OpBuilder &)> vectorBody,
+                   function_ref<void(OpBuilder &)> scalarBody) {
+  if (!aligned) {
+    vectorBody(b);
+    return;
+  }
+  scf::IfOp::create(
+      b, loc, aligned,
+      [&](OpBuilder &then, Location l) {
+        vectorBody(then);
+        scf::YieldOp::create(then, l);
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        scalarBody(otherwise);
+        scf::YieldOp::create(otherwise, l);
+      });
+}
+
+/// The alignment check of whichever sides are global (null if none is).
+Value alignmentOfSides(KernelLowering &k, OpBuilder &b, Location loc,
+                       ArrayRef<const Side *> sides, int64_t width) {
+  Value all;
+  for (const Side *side : sides) {
+    if (side->kind != Side::Global)
+      continue;
+    Value ok = buildAlignmentCheck(k, b, loc, *side, width);
+    all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
+  }
+  return all;
+}
+
 /// Calls `body` with this thread's logical indices of a tile of `shape`,
 /// elements dealt round-robin over the block's threads.
 void forEachDealtElement(
-    KernelLowering &k, OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+    KernelLowering &k, OpBuilder &b, Location loc, ArrayRef<int64_t> fullShape,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body,
+    int64_t width = 1) {
+  // With `width`, units are runs of `width` innermost elements.
+  SmallVector<int64_t> shape(fullShape);
+  shape.back() /= width;
   int64_t elements = 1;
   for (int64_t s : shape)
     elements *= s;
@@ -144,6 +355,9 @@ void forEachDealtElement(
       if (d > 0)
         rest = arith::DivUIOp::create(inner, loc, rest, size);
     }
+    if (width > 1)
+      index.back() = arith::MulIOp::create(inner, loc, index.back(),
+                                           k.constant(inner, loc, width));
     body(inner, loc, index);
   });
 }
@@ -168,39 +382,93 @@ SmallVector<unsigned> identityDims(unsigned rank) {
   return dims;
 }
 
+/// Slot runs of `fragment` that hold `width` consecutive innermost elements:
+/// calls `body` with the run's first slot and the logical index of its first
+/// element, under the thread's ownership guard.
+void forEachSlotRun(KernelLowering &k, OpBuilder &b, Location loc,
+                    const Layout &layout, int64_t width, bool firstCopyOnly,
+                    function_ref<void(OpBuilder &, int64_t, ValueRange)> body) {
+  unsigned innermost = getFragmentRank(layout) - 1;
+  Layout runs = width > 1 ? *layout.rescale(innermost, width) : layout;
+  for (int64_t run = 0, e = getSlotExtent(runs); run < e; ++run) {
+    if (!k.isSlotUsed(runs, run))
+      continue;
+    Value guard = k.ownsSlot(b, loc, runs, run, firstCopyOnly);
+    guarded(b, loc, guard, [&](OpBuilder &inner) {
+      SmallVector<Value> index = k.fragmentIndex(inner, loc, runs, run);
+      if (width > 1)
+        index.back() = arith::MulIOp::create(inner, loc, index.back(),
+                                             k.constant(inner, loc, width));
+      body(inner, run * width, index);
+    });
+  }
+}
+
 /// Each thread writes its elements (copy 0) of `fragment` to `dst`.
 void storeFragment(KernelLowering &k, OpBuilder &b, Location loc,
                    const FragmentStorage &fragment, const Side &dst) {
-  const Layout &layout = fragment.layout;
   Type type = dst.getElementType();
-  for (int64_t slot = 0, e = getSlotExtent(layout); slot < e; ++slot) {
-    if (!k.isSlotUsed(layout, slot))
-      continue;
-    Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/true);
-    guarded(b, loc, guard, [&](OpBuilder &inner) {
-      SmallVector<Value> index = k.fragmentIndex(inner, loc, layout, slot);
-      Value v = loadSlot(inner, loc, fragment, slot);
-      writeMemory(k, inner, loc, dst, index, convertScalar(inner, loc, v, type));
-    });
-  }
+  Side self;
+  self.kind = Side::Fragment;
+  self.fragment = &fragment;
+  int64_t width = chooseVectorWidth({&self, &dst}, fragment.type.getShape());
+  auto move = [&](OpBuilder &ib, int64_t runWidth) {
+    forEachSlotRun(
+        k, ib, loc, fragment.layout, runWidth, /*firstCopyOnly=*/true,
+        [&](OpBuilder &inner, int64_t slot, ValueRange index) {
+          if (runWidth == 1) {
+            Value v = loadSlot(inner, loc, fragment, slot);
+            writeMemory(k, inner, loc, dst, index,
+                        convertScalar(inner, loc, v, type));
+            return;
+          }
+          SmallVector<Value> elements;
+          for (int64_t i = 0; i < runWidth; ++i)
+            elements.push_back(loadSlot(inner, loc, fragment, slot + i));
+          Value v = vector::FromElementsOp::create(
+              inner, loc, VectorType::get({runWidth}, type), elements);
+          writeVector(k, inner, loc, dst, index, v);
+        });
+  };
+  if (width == 1)
+    return move(b, 1);
+  withAlignment(
+      b, loc, alignmentOfSides(k, b, loc, {&dst}, width),
+      [&](OpBuilder &ib) { move(ib, width); },
+      [&](OpBuilder &ib) { move(ib, 1); });
 }
 
 /// Each thread fills every slot of `fragment` from `src`.
 void loadFragment(KernelLowering &k, OpBuilder &b, Location loc,
                   const Side &src, const FragmentStorage &fragment,
                   TypedAttr pad) {
-  const Layout &layout = fragment.layout;
   Type type = fragment.type.getElementType();
-  for (int64_t slot = 0, e = getSlotExtent(layout); slot < e; ++slot) {
-    if (!k.isSlotUsed(layout, slot))
-      continue;
-    Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/false);
-    guarded(b, loc, guard, [&](OpBuilder &inner) {
-      SmallVector<Value> index = k.fragmentIndex(inner, loc, layout, slot);
-      Value v = readMemory(k, inner, loc, src, index, pad);
-      storeSlot(inner, loc, fragment, slot, convertScalar(inner, loc, v, type));
-    });
-  }
+  Side self;
+  self.kind = Side::Fragment;
+  self.fragment = &fragment;
+  int64_t width = chooseVectorWidth({&src, &self}, fragment.type.getShape());
+  auto move = [&](OpBuilder &ib, int64_t runWidth) {
+    forEachSlotRun(
+        k, ib, loc, fragment.layout, runWidth, /*firstCopyOnly=*/false,
+        [&](OpBuilder &inner, int64_t slot, ValueRange index) {
+          if (runWidth == 1) {
+            Value v = readMemory(k, inner, loc, src, index, pad);
+            storeSlot(inner, loc, fragment, slot,
+                      convertScalar(inner, loc, v, type));
+            return;
+          }
+          Value v = readVector(k, inner, loc, src, index, runWidth, pad);
+          for (int64_t i = 0; i < runWidth; ++i)
+            storeSlot(inner, loc, fragment, slot + i,
+                      vector::ExtractOp::create(inner, loc, v, i));
+        });
+  };
+  if (width == 1)
+    return move(b, 1);
+  withAlignment(
+      b, loc, alignmentOfSides(k, b, loc, {&src}, width),
+      [&](OpBuilder &ib) { move(ib, width); },
+      [&](OpBuilder &ib) { move(ib, 1); });
 }
 
 Side sharedSide(const SharedStorage &shared) {
@@ -261,13 +529,33 @@ LogicalResult mlir::tile::gpu_lowering::lowerCopy(KernelLowering &k,
   } else {
     ArrayRef<int64_t> shape =
         cast<ShapedType>(op.getTile().getType()).getShape();
-    forEachDealtElement(k, b, loc, shape,
-                        [&](OpBuilder &inner, Location l, ValueRange index) {
-                          Value v = readMemory(k, inner, l, src, index,
-                                               op.getPadAttr());
-                          writeMemory(k, inner, l, dst, index,
-                                      convertScalar(inner, l, v, dstType));
-                        });
+    auto scalar = [&](OpBuilder &ib) {
+      forEachDealtElement(k, ib, loc, shape,
+                          [&](OpBuilder &inner, Location l, ValueRange index) {
+                            Value v = readMemory(k, inner, l, src, index,
+                                                 op.getPadAttr());
+                            writeMemory(k, inner, l, dst, index,
+                                        convertScalar(inner, l, v, dstType));
+                          });
+    };
+    int64_t width = chooseVectorWidth({&src, &dst}, shape);
+    if (width == 1) {
+      scalar(b);
+    } else {
+      withAlignment(
+          b, loc, alignmentOfSides(k, b, loc, {&src, &dst}, width),
+          [&](OpBuilder &ib) {
+            forEachDealtElement(
+                k, ib, loc, shape,
+                [&](OpBuilder &inner, Location l, ValueRange index) {
+                  writeVector(k, inner, l, dst, index,
+                              readVector(k, inner, l, src, index, width,
+                                         op.getPadAttr()));
+                },
+                width);
+          },
+          scalar);
+    }
   }
   if (writesShared)
     k.barrier(b, loc);

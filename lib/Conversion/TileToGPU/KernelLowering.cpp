@@ -264,6 +264,8 @@ Value KernelLowering::sharedOffset(OpBuilder &b, Location loc,
                                          constant(b, loc, swizzle->shift));
     result = arith::XOrIOp::create(b, loc, result, moved);
   }
+  if (buffer.stageOffset)
+    result = arith::AddIOp::create(b, loc, result, buffer.stageOffset);
   return result;
 }
 
@@ -296,23 +298,43 @@ static int64_t getSharedMemoryLimit(const TargetInfo &target) {
   return 65536;
 }
 
+FailureOr<Layout> KernelLowering::getSharedLayout(AllocSharedOp alloc) {
+  MemRefType type = alloc.getType();
+  LayoutAttrInterface attr = alloc.getLayoutAttr();
+  if (!attr)
+    attr = LinearLayoutAttr::get(alloc.getContext());
+  return attr.getLayout(type.getShape(), type.getElementType(),
+                        [&] { return alloc.emitOpError(); });
+}
+
 LogicalResult KernelLowering::planSharedMemory() {
+  // Pipelines decide which shared buffers are multi-buffered.
+  llvm::DenseMap<Value, int64_t> stagesOf;
+  WalkResult planned = kernel.walk([&](PipelinedOp loop) {
+    FailureOr<PipelinePlan> plan = planPipeline(*this, loop);
+    if (failed(plan))
+      return WalkResult::interrupt();
+    for (CopyOp copy : plan->producers)
+      stagesOf[copy.getDest()] = plan->stages;
+    pipelines[loop] = std::move(*plan);
+    return WalkResult::advance();
+  });
+  if (planned.wasInterrupted())
+    return failure();
   WalkResult result = kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
       MemRefType type = alloc.getType();
-      LayoutAttrInterface attr = alloc.getLayoutAttr();
-      if (!attr)
-        attr = LinearLayoutAttr::get(op->getContext());
-      FailureOr<Layout> layout = attr.getLayout(
-          type.getShape(), type.getElementType(),
-          [&] { return alloc.emitOpError(); });
+      FailureOr<Layout> layout = getSharedLayout(alloc);
       if (failed(layout))
         return WalkResult::interrupt();
       int64_t elements = layout->getOutExtents()[0];
-      int64_t bytes =
-          elements * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      int64_t stages = stagesOf.lookup(alloc.getResult());
+      stages = std::max<int64_t>(stages, 1);
+      int64_t bytes = stages * elements *
+                      llvm::divideCeil(type.getElementTypeBitWidth(), 8);
       int64_t offset = reserveScratch(bytes);
-      shared[alloc.getResult()] = {Value(), *layout, type};
+      shared[alloc.getResult()] = {Value(), *layout, type, stages, elements,
+                                   Value()};
       alloc->setAttr("tile.offset", rewriter.getI64IntegerAttr(offset));
       return WalkResult::advance();
     }
@@ -403,7 +425,7 @@ LogicalResult KernelLowering::run() {
       int64_t offset = cast<IntegerAttr>(op->getAttr("tile.offset")).getInt();
       storage.memory =
           scratchView(rewriter, op->getLoc(), offset,
-                      storage.layout.getOutExtents()[0],
+                      storage.stages * storage.stageElements,
                       storage.type.getElementType());
     } else {
       auto fragment = cast<FragmentOp>(op);
@@ -434,16 +456,8 @@ LogicalResult KernelLowering::lowerOps(Block &block) {
 }
 
 LogicalResult KernelLowering::lowerOp(Operation *op) {
-  if (auto pipelined = dyn_cast<PipelinedOp>(op)) {
-    rewriter.setInsertionPoint(op);
-    auto loop = scf::ForOp::create(rewriter, op->getLoc(), pipelined.getLower(),
-                                   pipelined.getUpper(), pipelined.getStep());
-    rewriter.inlineBlockBefore(&pipelined.getBody().front(),
-                               loop.getBody()->getTerminator(),
-                               loop.getInductionVar());
-    rewriter.eraseOp(op);
-    return lowerOps(*loop.getBody());
-  }
+  if (auto pipelined = dyn_cast<PipelinedOp>(op))
+    return lowerPipelined(*this, pipelined);
   if (auto copy = dyn_cast<CopyOp>(op))
     return lowerCopy(*this, copy);
   if (auto fill = dyn_cast<FillOp>(op))

@@ -36,6 +36,21 @@ struct SharedStorage {
   Value memory; // memref<N x T, #gpu.address_space<workgroup>>
   Layout layout;
   MemRefType type;
+  /// Multi-buffered for a software pipeline: `stages` copies of
+  /// `stageElements` elements; `stageOffset` (elements) selects the copy
+  /// the code being generated uses.
+  int64_t stages = 1;
+  int64_t stageElements = 0;
+  Value stageOffset;
+};
+
+/// How a tile.pipelined loop is pipelined: its global-to-shared copies
+/// (producers) run ahead of the rest of the body as cp.async.
+struct PipelinePlan {
+  int64_t stages = 1;
+  SmallVector<CopyOp> producers;
+  /// Elements per cp.async chunk (16 bytes).
+  int64_t chunk = 0;
 };
 
 class KernelLowering {
@@ -59,6 +74,7 @@ public:
 
   llvm::DenseMap<Value, FragmentStorage> fragments;
   llvm::DenseMap<Value, SharedStorage> shared;
+  llvm::DenseMap<Operation *, PipelinePlan> pipelines;
 
   Value constant(OpBuilder &b, Location loc, int64_t value);
 
@@ -96,9 +112,13 @@ public:
   Value scratchView(OpBuilder &b, Location loc, int64_t byteOffset,
                     int64_t count, Type type);
 
+  LogicalResult lowerOps(Block &block);
+
+  /// The layout of a shared buffer (linear when it has none).
+  FailureOr<Layout> getSharedLayout(AllocSharedOp alloc);
+
 private:
   LogicalResult planSharedMemory();
-  LogicalResult lowerOps(Block &block);
   LogicalResult lowerOp(Operation *op);
 
   /// The dynamic shared memory block (memref<?xi8, workgroup>).
@@ -115,6 +135,14 @@ LogicalResult lowerParallel(KernelLowering &k, ParallelOp op);
 LogicalResult lowerGemm(KernelLowering &k, GemmOp op);
 LogicalResult lowerReduce(KernelLowering &k, ReduceOp op);
 LogicalResult lowerCumSum(KernelLowering &k, CumSumOp op);
+/// A tile.pipelined loop: plain scf.for, or software-pipelined with
+/// cp.async per its plan.
+LogicalResult lowerPipelined(KernelLowering &k, PipelinedOp op);
+
+/// Decides how `op` is pipelined (see PipelinePlan); a plan with no
+/// producers runs the loop as written. Fails with a diagnostic on a
+/// schedule it cannot honor.
+FailureOr<PipelinePlan> planPipeline(KernelLowering &k, PipelinedOp op);
 
 /// Bytes of shared scratch an op needs (reductions across warps, scans of
 /// fragments), planned before lowering.

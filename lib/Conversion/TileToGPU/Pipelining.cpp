@@ -1,0 +1,498 @@
+//===- Pipelining.cpp - tile.pipelined as a cp.async software pipeline ----===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A tile.pipelined loop with `stages(s)`, s >= 2, whose body starts by
+// copying global tiles into shared buffers (the producers) runs those copies
+// s - 1 iterations ahead of the rest of the body (the consumers), as
+// cp.async into s copies of each buffer:
+//
+//   prologue:   issue(iteration 0 .. s-2); commit a group each
+//   iteration j: issue(j + s - 1) into stage (j + s - 1) % s; commit
+//                wait until at most s - 1 groups are in flight (j's landed)
+//                barrier; consumers read stage j % s; barrier
+//
+// Copies past the last iteration are issued with 0 source bytes, so every
+// iteration commits one group and the arithmetic stays uniform. cp.async
+// moves 16-byte chunks, which needs the global tensor's rows and the tile's
+// origin aligned to 16 bytes; a uniform run-time test picks between the
+// pipelined loop and the loop as written, lowered plainly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+/// Bytes one cp.async moves.
+static constexpr int64_t kChunkBytes = 16;
+
+namespace {
+
+bool isZero(TypedAttr attr) {
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValue().isZero() && !f.getValue().isNegative();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// The ops of `loop`'s body that `copy`'s offsets are computed from, in
+/// order; failure when one of them is not a pure op without regions.
+FailureOr<SetVector<Operation *>> getOffsetSlice(PipelinedOp loop,
+                                                 CopyOp copy) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.omitBlockArguments = true;
+  options.filter = [&](Operation *op) {
+    return loop.getBody().isAncestor(op->getParentRegion());
+  };
+  for (Value offset : copy.getOffsets())
+    if (failed(getBackwardSlice(offset, &slice, options)))
+      return failure();
+  for (Operation *op : slice)
+    if (op->getNumRegions() != 0 || !isPure(op) ||
+        op->getBlock() != &loop.getBody().front())
+      return failure();
+  slice = mlir::topologicalSort(slice);
+  return slice;
+}
+
+/// The op of `block` that contains `op`.
+Operation *getTopLevel(Block &block, Operation *op) {
+  return block.findAncestorOpInBlock(*op);
+}
+
+/// Why `copy` cannot be a producer of `loop` (empty when it can be).
+std::string whyNotProducer(KernelLowering &k, PipelinedOp loop, CopyOp copy,
+                           int64_t &chunk) {
+  Block &body = loop.getBody().front();
+  if (copy->getBlock() != &body)
+    return "it is nested in another op";
+  if (copy.getGlobal() != copy.getSource())
+    return "it does not read global memory";
+  auto alloc = copy.getDest().getDefiningOp<AllocSharedOp>();
+  if (!alloc)
+    return "it does not write a shared buffer";
+  if (loop->isAncestor(alloc))
+    return "its shared buffer is allocated inside the loop";
+  auto globalType = cast<MemRefType>(copy.getSource().getType());
+  Type element = globalType.getElementType();
+  if (element != alloc.getType().getElementType())
+    return "it converts element types";
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
+      kChunkBytes % (element.getIntOrFloatBitWidth() / 8) != 0)
+    return "its element type is not a whole number of bytes dividing 16";
+  chunk = kChunkBytes / (element.getIntOrFloatBitWidth() / 8);
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(globalType.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1)
+    return "the global tensor's innermost stride is not 1";
+  ArrayRef<int64_t> shape = alloc.getType().getShape();
+  if (shape.back() % chunk != 0)
+    return "the tile's rows are not a whole number of 16-byte chunks";
+  if (auto pad = copy.getPadAttr(); pad && !isZero(pad))
+    return "it pads with a value other than 0";
+  FailureOr<Layout> layout = k.getSharedLayout(alloc);
+  if (failed(layout) ||
+      failed(layout->rescale(layout->getInRank() - 1, chunk)) ||
+      layout->getOutExtents()[0] % chunk != 0)
+    return "the shared layout does not keep 16-byte chunks contiguous";
+  if (failed(getOffsetSlice(loop, copy)))
+    return "its offsets depend on more than index arithmetic in the loop";
+  // Every other use of the buffer is later in this loop's body.
+  for (Operation *user : copy.getDest().getUsers()) {
+    if (user == copy)
+      continue;
+    if (!loop->isProperAncestor(user))
+      return "its shared buffer is also used outside the loop";
+    if (!copy->isBeforeInBlock(getTopLevel(body, user)))
+      return "its shared buffer is used before it in the loop body";
+  }
+  // The loop does not write the tensor it reads.
+  WalkResult writes = loop.walk([&](Operation *op) {
+    if (auto other = dyn_cast<CopyOp>(op);
+        other && other.getDest() == copy.getSource())
+      return WalkResult::interrupt();
+    if (auto add = dyn_cast<AtomicAddOp>(op);
+        add && add.getDest() == copy.getSource())
+      return WalkResult::interrupt();
+    if (auto store = dyn_cast<StoreOp>(op);
+        store && store.getBuffer() == copy.getSource())
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (writes.wasInterrupted())
+    return "the loop also writes the tensor it reads";
+  return "";
+}
+
+} // namespace
+
+FailureOr<PipelinePlan>
+mlir::tile::gpu_lowering::planPipeline(KernelLowering &k, PipelinedOp loop) {
+  PipelinePlan plan;
+  int64_t stages = loop.getNumStagesAttr().getInt();
+  Block &body = loop.getBody().front();
+  if (std::optional<ArrayRef<int64_t>> order = loop.getOrder()) {
+    for (auto [i, position] : llvm::enumerate(*order))
+      if (position != static_cast<int64_t>(i))
+        return loop.emitOpError("'order' other than the body's own order is "
+                                "not supported by the GPU lowering yet");
+  }
+  // cp.async exists from sm_80 on.
+  if (stages < 2 || !k.target.isNVIDIA() || k.target.version < 80)
+    return plan;
+  // Buffers made inside the loop would be made twice (both loop versions).
+  WalkResult allocates = loop.walk([](Operation *op) {
+    return isa<AllocSharedOp, FragmentOp>(op) ? WalkResult::interrupt()
+                                              : WalkResult::advance();
+  });
+  if (allocates.wasInterrupted())
+    return plan;
+
+  std::optional<ArrayRef<int64_t>> stageOf = loop.getStage();
+  int64_t lastStage = 0;
+  if (stageOf)
+    for (int64_t s : *stageOf)
+      lastStage = std::max(lastStage, s);
+  int64_t chunk = 0;
+  for (auto [i, op] : llvm::enumerate(body)) {
+    auto copy = dyn_cast<CopyOp>(op);
+    bool early = stageOf && (*stageOf)[i] < lastStage;
+    // Index arithmetic goes wherever its users are.
+    if (!copy && op.getNumRegions() == 0 && isPure(&op))
+      continue;
+    int64_t copyChunk = 0;
+    std::string why =
+        copy ? whyNotProducer(k, loop, copy, copyChunk) : "it is not a copy";
+    if (!why.empty()) {
+      if (early)
+        return op.emitOpError("is scheduled in pipeline stage ")
+               << (*stageOf)[i] << " of " << lastStage
+               << ", but only global-to-shared copies can run ahead, and "
+               << why;
+      continue;
+    }
+    if (stageOf && !early)
+      continue;
+    // Copies with different chunk sizes still pipeline; `chunk` records
+    // the first for the plan's summary.
+    if (!chunk)
+      chunk = copyChunk;
+    plan.producers.push_back(copy);
+  }
+  if (!plan.producers.empty()) {
+    plan.stages = stages;
+    plan.chunk = chunk;
+  }
+  return plan;
+}
+
+namespace {
+
+/// Elements of `type` per 16-byte chunk.
+int64_t getChunk(CopyOp copy) {
+  Type element = cast<MemRefType>(copy.getSource().getType()).getElementType();
+  return kChunkBytes / (element.getIntOrFloatBitWidth() / 8);
+}
+
+/// i1 (folded to a constant where possible), uniform over the block:
+/// `v`, computed in `loop`'s body, is a multiple of `n` in every iteration.
+/// Built before the loop: only values from outside it are tested at run
+/// time.
+Value buildMultipleOf(KernelLowering &k, OpBuilder &b, Location loc,
+                      PipelinedOp loop, Value v, int64_t n) {
+  auto constant = [&](bool value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), value);
+  };
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return constant(*c % n == 0);
+  if (!loop.getBody().isAncestor(v.getParentRegion()))
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, v, k.constant(b, loc, n)),
+        k.constant(b, loc, 0));
+  if (v == loop.getInductionVar())
+    return b.createOrFold<arith::AndIOp>(
+        loc, buildMultipleOf(k, b, loc, loop, loop.getLower(), n),
+        buildMultipleOf(k, b, loc, loop, loop.getStep(), n));
+  Operation *op = v.getDefiningOp();
+  if (isa_and_nonnull<arith::MulIOp>(op))
+    return b.createOrFold<arith::OrIOp>(
+        loc, buildMultipleOf(k, b, loc, loop, op->getOperand(0), n),
+        buildMultipleOf(k, b, loc, loop, op->getOperand(1), n));
+  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+    return b.createOrFold<arith::AndIOp>(
+        loc, buildMultipleOf(k, b, loc, loop, op->getOperand(0), n),
+        buildMultipleOf(k, b, loc, loop, op->getOperand(1), n));
+  return constant(false);
+}
+
+/// i1: every chunk `copy` moves starts 16-byte aligned in global memory in
+/// every iteration.
+Value buildChunkAlignment(KernelLowering &k, OpBuilder &b, Location loc,
+                          PipelinedOp loop, CopyOp copy) {
+  int64_t chunk = getChunk(copy);
+  Value global = copy.getSource();
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, global);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global);
+  Value start = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, metadata.getOffset(),
+                            k.constant(b, loc, kChunkBytes / chunk)));
+  auto divisible = [&](Value v, int64_t by) -> Value {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, v, k.constant(b, loc, by)),
+        k.constant(b, loc, 0));
+  };
+  Value ok = divisible(start, kChunkBytes);
+  for (Value stride : metadata.getStrides().drop_back())
+    ok = arith::AndIOp::create(b, loc, ok, divisible(stride, chunk));
+  OpFoldResult origin = copy.getMixedOffsets().back();
+  Value originOk =
+      isa<Attribute>(origin)
+          ? arith::ConstantIntOp::create(
+                b, loc, b.getI1Type(),
+                *getConstantIntValue(origin) % chunk == 0)
+                .getResult()
+          : buildMultipleOf(k, b, loc, loop, cast<Value>(origin), chunk);
+  return b.createOrFold<arith::AndIOp>(loc, ok, originOk);
+}
+
+class PipelineBuilder {
+public:
+  PipelineBuilder(KernelLowering &k, PipelinedOp loop, const PipelinePlan &plan)
+      : k(k), loop(loop), plan(plan), loc(loop.getLoc()) {}
+
+  /// Builds the pipelined loop at `b`'s insertion point.
+  LogicalResult build(OpBuilder &b);
+
+private:
+  /// Issues every producer's copies for iteration `iteration` into stage
+  /// `stage` (0 source bytes unless `valid`); returns the group's token.
+  Value issue(OpBuilder &b, Value iteration, Value stage, Value valid);
+  void issueCopy(OpBuilder &b, CopyOp copy, Value iteration, Value stage,
+                 Value valid, SmallVectorImpl<Value> &tokens);
+
+  KernelLowering &k;
+  PipelinedOp loop;
+  const PipelinePlan &plan;
+  Location loc;
+};
+
+Value PipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
+                             Value valid) {
+  SmallVector<Value> tokens;
+  for (CopyOp copy : plan.producers)
+    issueCopy(b, copy, iteration, stage, valid, tokens);
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+}
+
+void PipelineBuilder::issueCopy(OpBuilder &b, CopyOp copy, Value iteration,
+                                Value stage, Value valid,
+                                SmallVectorImpl<Value> &tokens) {
+  // The tile's origin in this iteration.
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iteration);
+  SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
+  for (Operation *op : slice)
+    b.clone(*op, mapping);
+  SmallVector<Value> origin;
+  for (OpFoldResult offset : copy.getMixedOffsets())
+    origin.push_back(isa<Value>(offset)
+                         ? mapping.lookupOrDefault(cast<Value>(offset))
+                         : k.constant(b, loc, *getConstantIntValue(offset)));
+
+  SharedStorage buffer = k.shared.lookup(copy.getDest());
+  buffer.stageOffset = arith::MulIOp::create(
+      b, loc, stage, k.constant(b, loc, buffer.stageElements));
+  int64_t chunk = getChunk(copy);
+  Value global = copy.getSource();
+  SmallVector<int64_t> shape(buffer.type.getShape());
+  shape.back() /= chunk;
+  int64_t chunks = ShapedType::getNumElements(shape);
+  Value zero = k.constant(b, loc, 0);
+  Value chunkSize = k.constant(b, loc, chunk);
+  auto dstElements = b.getIndexAttr(chunk);
+  // Chunks dealt round-robin; a thread with no chunk left repeats the last
+  // one (the same bytes to the same place) instead of branching.
+  for (int64_t round = 0, rounds = llvm::divideCeil(chunks, k.threads);
+       round < rounds; ++round) {
+    Value linear = arith::AddIOp::create(
+        b, loc, k.threadId, k.constant(b, loc, round * k.threads));
+    if ((round + 1) * k.threads > chunks)
+      linear = arith::MinUIOp::create(b, loc, linear,
+                                      k.constant(b, loc, chunks - 1));
+    SmallVector<Value> index(shape.size());
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      Value size = k.constant(b, loc, shape[d]);
+      index[d] = d == 0 ? linear
+                        : arith::RemUIOp::create(b, loc, linear, size)
+                              .getResult();
+      if (d > 0)
+        linear = arith::DivUIOp::create(b, loc, linear, size);
+    }
+    index.back() = arith::MulIOp::create(b, loc, index.back(), chunkSize);
+
+    // Source bytes: the part of the chunk inside the tensor (the rest is
+    // zero-filled), none for rows outside it or iterations past the end.
+    SmallVector<Value> at;
+    Value inside = valid;
+    for (auto [d, pair] : llvm::enumerate(llvm::zip(origin, index))) {
+      at.push_back(arith::AddIOp::create(b, loc, std::get<0>(pair),
+                                         std::get<1>(pair)));
+      if (d + 1 == index.size())
+        continue;
+      Value size = memref::DimOp::create(b, loc, global, d);
+      inside = arith::AndIOp::create(
+          b, loc, inside,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at.back(),
+                                size));
+    }
+    Value columns = arith::SubIOp::create(
+        b, loc, memref::DimOp::create(b, loc, global, index.size() - 1),
+        at.back());
+    Value count = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, columns, zero), chunkSize);
+    count = arith::SelectOp::create(b, loc, inside, count, zero);
+
+    Value dst = k.sharedOffset(b, loc, buffer, index);
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
+        buffer.memory, ValueRange{dst}, global, at, dstElements, count,
+        /*bypassL1=*/b.getUnitAttr()));
+  }
+}
+
+LogicalResult PipelineBuilder::build(OpBuilder &b) {
+  int64_t stages = plan.stages;
+  Value lower = loop.getLower(), upper = loop.getUpper(),
+        step = loop.getStep();
+
+  // Prologue: iterations 0 .. s-2 into stages 0 .. s-2.
+  for (int64_t i = 0; i + 1 < stages; ++i) {
+    Value iteration = arith::AddIOp::create(
+        b, loc, lower,
+        arith::MulIOp::create(b, loc, step, k.constant(b, loc, i)));
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        iteration, upper);
+    issue(b, iteration, k.constant(b, loc, i), valid);
+  }
+
+  auto forOp = scf::ForOp::create(b, loc, lower, upper, step);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  Value iv = forOp.getInductionVar();
+  Value j = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, lower), step);
+  Value ahead = arith::AddIOp::create(
+      b, loc, iv,
+      arith::MulIOp::create(b, loc, step, k.constant(b, loc, stages - 1)));
+  Value valid =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, upper);
+  Value sCount = k.constant(b, loc, stages);
+  Value writeStage = arith::RemUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, j, k.constant(b, loc, stages - 1)),
+      sCount);
+  Value group = issue(b, ahead, writeStage, valid);
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
+                                   b.getI32IntegerAttr(stages - 1));
+  k.barrier(b, loc);
+
+  // The consumers read stage j % s.
+  Value readStage = arith::RemUIOp::create(b, loc, j, sCount);
+  SmallVector<Value> buffers;
+  for (CopyOp copy : plan.producers) {
+    SharedStorage &buffer = k.shared[copy.getDest()];
+    buffer.stageOffset = arith::MulIOp::create(
+        b, loc, readStage, k.constant(b, loc, buffer.stageElements));
+    buffers.push_back(copy.getDest());
+  }
+  Operation *end = forOp.getBody()->getTerminator();
+  k.rewriter.inlineBlockBefore(&loop.getBody().front(), end, ValueRange{iv});
+  for (CopyOp copy : plan.producers)
+    k.rewriter.eraseOp(copy);
+  // The producers' offset computations may be dead now; canonicalization
+  // removes them.
+  LogicalResult status = k.lowerOps(*forOp.getBody());
+  for (Value buffer : buffers)
+    k.shared[buffer].stageOffset = Value();
+  if (failed(status))
+    return failure();
+  // Stage j % s is overwritten by iteration j + 1's copies.
+  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  k.barrier(b, loc);
+
+  // Nothing may land after the loop.
+  b.setInsertionPointAfter(forOp);
+  Value drained = nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange());
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, drained, b.getI32IntegerAttr(0));
+  return success();
+}
+
+/// The loop as written: an scf.for around the lowered body.
+LogicalResult lowerPlainly(KernelLowering &k, PipelinedOp loop) {
+  k.rewriter.setInsertionPoint(loop);
+  auto forOp = scf::ForOp::create(k.rewriter, loop.getLoc(), loop.getLower(),
+                                  loop.getUpper(), loop.getStep());
+  k.rewriter.inlineBlockBefore(&loop.getBody().front(),
+                               forOp.getBody()->getTerminator(),
+                               forOp.getInductionVar());
+  k.rewriter.eraseOp(loop);
+  return k.lowerOps(*forOp.getBody());
+}
+
+} // namespace
+
+LogicalResult mlir::tile::gpu_lowering::lowerPipelined(KernelLowering &k,
+                                                       PipelinedOp loop) {
+  auto it = k.pipelines.find(loop);
+  if (it == k.pipelines.end() || it->second.producers.empty())
+    return lowerPlainly(k, loop);
+  PipelinePlan plan = it->second;
+  OpBuilder &b = k.rewriter;
+  Location loc = loop.getLoc();
+  b.setInsertionPoint(loop);
+
+  Value aligned;
+  for (CopyOp copy : plan.producers) {
+    Value ok = buildChunkAlignment(k, b, loc, loop, copy);
+    aligned = aligned ? b.createOrFold<arith::AndIOp>(loc, aligned, ok) : ok;
+  }
+  if (matchPattern(aligned, m_Zero()))
+    return lowerPlainly(k, loop);
+
+  auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
+  // The fallback: a copy of the loop, lowered as written.
+  b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  auto plain = cast<PipelinedOp>(b.clone(*loop));
+  if (failed(lowerPlainly(k, plain)))
+    return failure();
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  if (failed(PipelineBuilder(k, loop, plan).build(b)))
+    return failure();
+  k.rewriter.eraseOp(loop);
+  return success();
+}
