@@ -258,6 +258,15 @@ std::string HostArray::formatIndex(int64_t i) const {
   return s + "]";
 }
 
+std::string mlir::tile::run::formatShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "x" : "") + std::to_string(d);
+  return s;
+}
+
 FailureOr<ArgSpec> mlir::tile::run::parseArgSpec(StringRef text,
                                                  std::string &error) {
   ArgSpec spec;
@@ -280,6 +289,7 @@ FailureOr<ArgSpec> mlir::tile::run::parseArgSpec(StringRef text,
     return failure();
   }
   spec.type = *type;
+  spec.typed = true;
   spec.init = init.str();
   spec.isScalar = shapeText.empty();
   if (!spec.isScalar) {
@@ -333,8 +343,30 @@ FailureOr<HostArray> mlir::tile::run::readArray(StringRef path,
 FailureOr<HostArray> mlir::tile::run::materialize(const ArgSpec &spec,
                                                   std::string &error) {
   StringRef init = spec.init;
-  if (init.starts_with("@"))
-    return readArray(init.drop_front(), error);
+  if (init.starts_with("@")) {
+    FailureOr<HostArray> file = readArray(init.drop_front(), error);
+    if (failed(file) || !spec.typed)
+      return file;
+    if (!spec.isScalar && file->shape != spec.shape) {
+      error = init.drop_front().str() + ": shape " +
+              formatShape(file->shape) + " does not match the given " +
+              formatShape(spec.shape);
+      return failure();
+    }
+    if (spec.isScalar && file->getNumElements() != 1) {
+      error = init.drop_front().str() + ": expected one element for a " +
+              "scalar, got shape " + formatShape(file->shape);
+      return failure();
+    }
+    if (file->type == spec.type)
+      return file;
+    // Convert (e.g. f32 files for bf16 parameters: NumPy has no bf16).
+    HostArray converted{spec.type, file->shape, {}};
+    converted.data.assign(file->getNumElements() * spec.type.getBytes(), '\0');
+    for (int64_t i = 0, e = file->getNumElements(); i < e; ++i)
+      converted.set(i, file->get(i));
+    return converted;
+  }
   HostArray array{spec.type, spec.shape, {}};
   int64_t n = array.getNumElements();
   array.data.assign(n * spec.type.getBytes(), '\0');

@@ -61,10 +61,16 @@ struct ArgSpec {
   ElementType type;
   SmallVector<int64_t> shape;
   bool isScalar = false;
+  /// TYPE[:SHAPE] was given (not the bare @file.npy form): a file's values
+  /// are converted to `type`, and its shape must match.
+  bool typed = false;
   /// randn(seed=S), rand(seed=S), zeros, ones, arange, full(V), @file.npy,
   /// or a scalar's value.
   std::string init;
 };
+
+/// `128x64`, or `scalar` for rank 0.
+std::string formatShape(ArrayRef<int64_t> shape);
 
 /// Parses `TYPE[:SHAPE]=INIT` or `@file.npy`.
 FailureOr<ArgSpec> parseArgSpec(StringRef text, std::string &error);

@@ -44,6 +44,7 @@ public:
   /// issuing a launch); failure where that does not apply.
   virtual FailureOr<double>
   measureLaunchOverhead(const std::function<void()> &run, unsigned runs) {
+    lastError = "launch overhead is measured on GPU devices only";
     return failure();
   }
 

@@ -77,6 +77,11 @@ cl::opt<double> relTolerance("rtol", cl::desc("Relative tolerance of --check"),
                      cl::init(1e-3), cl::cat(category));
 cl::opt<double> absTolerance("atol", cl::desc("Absolute tolerance of --check"),
                      cl::init(1e-3), cl::cat(category));
+cl::opt<unsigned> launchOverheadRuns(
+    "launch-overhead",
+    cl::desc("Measure the host time of N back-to-back calls (no "
+             "synchronization between them) and print it per call"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 cl::opt<unsigned> benchRuns("bench",
                             cl::desc("Time N runs after warm-up and print "
                                      "median/min/max"),
@@ -145,15 +150,6 @@ FailureOr<std::pair<unsigned, std::string>> parseIndexed(StringRef text,
     return mlir::failure();
   }
   return std::make_pair(i, path.str());
-}
-
-std::string formatShape(ArrayRef<int64_t> shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string s;
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? "x" : "") + std::to_string(d);
-  return s;
 }
 
 /// The memref descriptors and scalars of one call, as MLIR's packed
@@ -436,6 +432,18 @@ int main(int argc, char **argv) {
   if (!report.cacheNote.empty())
     llvm::WithColor::warning(llvm::errs(), "tile-run")
         << report.cacheNote << "\n";
+  // With --timing, a second compile of the same module measures the
+  // in-process (memory cache) hit: key computation and lookup.
+  double memoryHitSeconds = -1;
+  if (timing) {
+    auto start = std::chrono::steady_clock::now();
+    jit::CompileReport again;
+    if (failed(compiler.compile(*module, &again)))
+      return fail("recompiling @" + entryName + " failed");
+    memoryHitSeconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+  }
   FailureOr<jit::Executable::PackedFunction> function =
       (*executable)->lookup(entryName, &error);
   if (failed(function))
@@ -537,6 +545,16 @@ int main(int argc, char **argv) {
       llvm::outs() << llvm::formatv(", {0:f2} GB/s", bytesPerRun / mid / 1e9);
     llvm::outs() << "\n";
   }
+  if (launchOverheadRuns > 0) {
+    FailureOr<double> seconds = device->measureLaunchOverhead(
+        [&]() { (*function)(packed.data()); }, launchOverheadRuns);
+    if (failed(seconds))
+      return fail("measuring the launch overhead failed: " +
+                  device->getLastError());
+    llvm::outs() << llvm::formatv(
+        "  launch: {0:f2} us of host time per call ({1} calls)\n",
+        *seconds * 1e6, launchOverheadRuns.getValue());
+  }
 
   if (timing) {
     llvm::outs() << llvm::formatv("  time: parse {0:f1} ms\n",
@@ -546,6 +564,8 @@ int main(int argc, char **argv) {
                                     secs * 1e3);
     llvm::outs() << llvm::formatv("  time: first run {0:f3} ms\n",
                                   runSeconds * 1e3);
+    llvm::outs() << llvm::formatv("  time: in-process cache hit {0:f3} ms\n",
+                                  memoryHitSeconds * 1e3);
   }
   if (cacheInfo) {
     llvm::outs() << "  cache: key " << report.key << ", "
