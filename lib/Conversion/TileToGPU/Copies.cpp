@@ -115,6 +115,18 @@ int64_t elementBytes(Type type) {
   return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
 }
 
+/// `layout` (a fragment) with each run of `width` innermost elements as one
+/// element: failure unless every run sits in consecutive slots of one
+/// thread.
+FailureOr<Layout> rescaleSlotRuns(const Layout &layout, int64_t width) {
+  Layout simple = layout.simplify();
+  unsigned innermost = getFragmentRank(layout) - 1;
+  ArrayRef<LayoutFactor> factors = simple.getDims()[innermost];
+  if (factors.empty() || factors.back().outDim != kSlotAxis)
+    return failure();
+  return simple.rescale(innermost, width);
+}
+
 /// Whether runs of `width` elements along the innermost dim of `side` can
 /// be moved as one vector (ignoring the alignment of global addresses,
 /// which buildAlignmentCheck tests at run time).
@@ -124,8 +136,7 @@ bool allowsVectors(const Side &side, int64_t width) {
     return succeeded(side.sharedBuffer->layout.rescale(
         side.sharedBuffer->layout.getInRank() - 1, width));
   case Side::Fragment:
-    return succeeded(side.fragment->layout.rescale(
-        getFragmentRank(side.fragment->layout) - 1, width));
+    return succeeded(rescaleSlotRuns(side.fragment->layout, width));
   case Side::Global: {
     auto type = cast<MemRefType>(side.value.getType());
     SmallVector<int64_t> strides;
@@ -388,8 +399,7 @@ SmallVector<unsigned> identityDims(unsigned rank) {
 void forEachSlotRun(KernelLowering &k, OpBuilder &b, Location loc,
                     const Layout &layout, int64_t width, bool firstCopyOnly,
                     function_ref<void(OpBuilder &, int64_t, ValueRange)> body) {
-  unsigned innermost = getFragmentRank(layout) - 1;
-  Layout runs = width > 1 ? *layout.rescale(innermost, width) : layout;
+  Layout runs = width > 1 ? *rescaleSlotRuns(layout, width) : layout;
   for (int64_t run = 0, e = getSlotExtent(runs); run < e; ++run) {
     if (!k.isSlotUsed(runs, run))
       continue;

@@ -19,6 +19,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -96,6 +98,13 @@ public:
           SmallVector<Value> acc;
           for (int64_t j = 0; j < 4; ++j)
             acc.push_back(slotValue(builder, loc, c, base + j));
+          if (a.elementType.isBF16()) {
+            SmallVector<Value> d =
+                bf16Mma(builder, loc, aRegs[mi], bRegs[ni], acc);
+            for (int64_t j = 0; j < 4; ++j)
+              setSlot(builder, loc, c, base + j, d[j]);
+            continue;
+          }
           Value cVec = vector::FromElementsOp::create(
               builder, loc, VectorType::get({2, 2}, cType), acc);
           Value d = nvgpu::MmaSyncOp::create(
@@ -113,6 +122,40 @@ public:
   }
 
 private:
+  /// m16n8k16 bf16 -> f32 as nvvm.mma.sync (nvgpu.mma.sync's lowering
+  /// does not deduce bf16 PTX types): A and B as 32-bit registers of two
+  /// elements, C and D as four f32.
+  SmallVector<Value> bf16Mma(OpBuilder &builder, Location loc, Value aVec,
+                             Value bVec, ArrayRef<Value> acc) {
+    auto registers = [&](Value v) {
+      auto type = cast<VectorType>(v.getType());
+      auto i32x1 = VectorType::get({1}, builder.getI32Type());
+      SmallVector<Value> result;
+      for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+        Value pair = vector::ExtractOp::create(builder, loc, v,
+                                               ArrayRef<int64_t>{r});
+        Value word = vector::BitCastOp::create(builder, loc, i32x1, pair);
+        result.push_back(vector::ExtractOp::create(builder, loc, word,
+                                                   ArrayRef<int64_t>{0}));
+      }
+      return result;
+    };
+    Type f32 = builder.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        builder.getContext(), {f32, f32, f32, f32});
+    Value d = NVVM::MmaOp::create(
+        builder, loc, resultType, registers(aVec), registers(bVec), acc,
+        ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                      NVVM::MMATypes::bf16},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> result;
+    for (int64_t j = 0; j < 4; ++j)
+      result.push_back(LLVM::ExtractValueOp::create(builder, loc, d, j));
+    return result;
+  }
+
   /// Registers of one operand tile: vector<4xN> (A) or vector<2xN> (B).
   Value pack(OpBuilder &builder, Location loc, ArrayRef<Value> elements,
              int64_t registers, Type type) {

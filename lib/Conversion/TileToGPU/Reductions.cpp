@@ -45,6 +45,20 @@ ThreadDigits classify(const Layout &source, int64_t dim, int64_t warpSize) {
       continue;
     if (f.stride * f.size <= warpSize && llvm::isPowerOf2_64(f.size)) {
       digits.shuffled.push_back(f);
+    } else if (f.stride < warpSize && warpSize % f.stride == 0 &&
+               f.size % (warpSize / f.stride) == 0 &&
+               llvm::isPowerOf2_64(warpSize / f.stride)) {
+      // A digit across warps: its in-warp part shuffles, the rest goes
+      // through shared memory.
+      LayoutFactor inWarp = f, acrossWarps = f;
+      inWarp.size = warpSize / f.stride;
+      acrossWarps.size = f.size / inWarp.size;
+      acrossWarps.stride = warpSize;
+      digits.shuffled.push_back(inWarp);
+      if (acrossWarps.size > 1) {
+        digits.viaShared.push_back(acrossWarps);
+        digits.sharedCombos *= acrossWarps.size;
+      }
     } else {
       digits.viaShared.push_back(f);
       digits.sharedCombos *= f.size;

@@ -270,17 +270,24 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
     return;
   }
   const char *name = "?";
+  bool optIn = false;
   {
     std::lock_guard<std::mutex> lock(rt().mutex);
     name = rt().names[f].c_str();
-    // Opt in to more than 48 KB of dynamic shared memory, once per kernel.
+    // Opt in to the dynamic shared memory the launch asks for, once per
+    // kernel and size: static shared memory counts against the 48 KB a
+    // kernel gets without it, so even 48 KB of dynamic memory needs it.
     int32_t &limit = rt().sharedLimits[f];
-    if (sharedBytes > 48 * 1024 && sharedBytes > limit) {
-      rt().driver.cuFuncSetAttribute(
-          f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sharedBytes);
+    optIn = sharedBytes > limit;
+    if (optIn)
       limit = sharedBytes;
-    }
   }
+  if (optIn &&
+      !rt().check(rt().driver.cuFuncSetAttribute(
+                      f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                      sharedBytes),
+                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", name))
+    return;
   rt().check(rt().driver.cuLaunchKernel(f, gridX, gridY, gridZ, blockX,
                                         blockY, blockZ, sharedBytes,
                                         rt().stream, params, extra),

@@ -1,0 +1,141 @@
+// RUN: tile-opt %s --tile-infer-layouts=chip=sm_80 --convert-tile-to-gpu=chip=sm_80 --canonicalize --cse --split-input-file | FileCheck %s
+
+// A kernel becomes a gpu.launch of its threads with one dynamic shared
+// block; a global-to-shared copy and back move 16-byte vectors when the
+// tensor is aligned (tested at run time), element by element otherwise.
+// CHECK-LABEL: func.func @copy
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}} = %{{.*}}, {{.*}} = %{{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c16384_i32
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: scf.if
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
+// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<8192xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: gpu.barrier
+func.func @copy(%X: memref<?x?xf16>, %Y: memref<?x?xf16>) {
+  tile.kernel grid(%bx) in (4) threads(128) {
+    %tile = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    tile.copy %X[0, 0] -> %tile : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+    tile.copy %tile -> %Y[0, 0] : memref<64x128xf16, #gpu.address_space<workgroup>>, memref<?x?xf16>
+  }
+  return
+}
+
+// -----
+
+// Fragment elements spread over threads (one row per thread) are stored
+// one by one; a fragment whose threads hold runs of 4 consecutive elements
+// stores vectors of 4.
+// CHECK-LABEL: func.func @spread
+// CHECK-COUNT-5: vector.store {{.*}} : memref<32xf32>, vector<4xf32>
+// CHECK-NOT: vector.store
+// CHECK: return
+func.func @spread(%X: memref<12x20xf32>, %R: memref<32xf32>) {
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %x = tile.fragment : !tile.fragment<12x20xf32>
+    %rows = tile.fragment : !tile.fragment<12xf32>
+    %cols = tile.fragment : !tile.fragment<20xf32>
+    tile.copy %X[0, 0] -> %x : memref<12x20xf32>, !tile.fragment<12x20xf32>
+    tile.reduce sum %x -> %rows dim 1 : !tile.fragment<12x20xf32>, !tile.fragment<12xf32>
+    tile.reduce sum %x -> %cols dim 0 : !tile.fragment<12x20xf32>, !tile.fragment<20xf32>
+    tile.copy %cols -> %R[12] : !tile.fragment<20xf32>, memref<32xf32>
+    tile.copy %rows -> %R[0] : !tile.fragment<12xf32>, memref<32xf32>
+  }
+  return
+}
+
+// -----
+
+// A 3-stage pipelined GEMM: cp.async into triple-buffered shared memory
+// (prologue of two groups, one group per iteration, wait for all but two),
+// ldmatrix and mma.sync for the gemm; the unaligned fallback loop copies
+// synchronously.
+// CHECK-LABEL: func.func @gemm
+// CHECK: dynamic_shared_memory_size %c49152_i32
+// CHECK: scf.if
+// CHECK-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, {{.*}} {bypassL1} : memref<256x64xf16> to memref<12288xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_create_group
+// CHECK: nvgpu.device_async_create_group
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// CHECK: gpu.barrier
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = {{[24]}} : i32, transpose = true}
+// CHECK: nvgpu.mma.sync
+// CHECK: gpu.barrier
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvgpu.mma.sync
+// CHECK: return
+func.func @gemm(%A: memref<256x64xf16>, %B: memref<64x256xf16>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx, %by) in (2, 2) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    tile.fill %acc, %zero : !tile.fragment<128x128xf32>
+    %m = arith.muli %bx, %c128 : index
+    %n = arith.muli %by, %c128 : index
+    tile.pipelined %k = %c0 to %c2 step %c1 stages(3) {
+      %kk = arith.muli %k, %c32 : index
+      tile.copy %A[%m, %kk] -> %As : memref<256x64xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%kk, %n] -> %Bs : memref<64x256xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<128x128xf32>, memref<256x256xf32>
+  }
+  return
+}
+
+// -----
+
+// bf16 mma.sync is emitted as nvvm.mma.sync (nvgpu's lowering cannot type
+// it); stages(1) runs the loop as written.
+// CHECK-LABEL: func.func @gemm_bf16
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+func.func @gemm_bf16(%A: memref<64x64xbf16>, %B: memref<64x64xbf16>, %C: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %As = tile.alloc_shared : memref<64x32xbf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xbf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<64x64xf32>
+    tile.fill %acc, %zero : !tile.fragment<64x64xf32>
+    tile.pipelined %k = %c0 to %c2 step %c1 stages(1) {
+      %kk = arith.muli %k, %c32 : index
+      tile.copy %A[0, %kk] -> %As : memref<64x64xbf16>, memref<64x32xbf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%kk, 0] -> %Bs : memref<64x64xbf16>, memref<32x64xbf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<64x32xbf16, #gpu.address_space<workgroup>>, memref<32x64xbf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    }
+    tile.copy %acc -> %C[0, 0] : !tile.fragment<64x64xf32>, memref<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reductions combine across lanes with shuffles.
+// CHECK-LABEL: func.func @row_max
+// CHECK: gpu.shuffle xor
+// CHECK: arith.maximumf
+func.func @row_max(%X: memref<4x1024xf32>, %R: memref<4xf32>) {
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %x = tile.fragment : !tile.fragment<4x1024xf32>
+    %r = tile.fragment : !tile.fragment<4xf32>
+    tile.copy %X[0, 0] -> %x : memref<4x1024xf32>, !tile.fragment<4x1024xf32>
+    tile.reduce max %x -> %r dim 1 : !tile.fragment<4x1024xf32>, !tile.fragment<4xf32>
+    tile.copy %r -> %R[0] : !tile.fragment<4xf32>, memref<4xf32>
+  }
+  return
+}
