@@ -10,9 +10,10 @@
 // cp.async into s copies of each buffer:
 //
 //   prologue:   issue(iteration 0 .. s-2); commit a group each
-//   iteration j: issue(j + s - 1) into stage (j + s - 1) % s; commit
-//                wait until at most s - 1 groups are in flight (j's landed)
-//                barrier; consumers read stage j % s; barrier
+//   iteration j: wait until at most s - 2 groups are in flight (j's landed)
+//                barrier (j's data visible; j - 1's reads done)
+//                issue(j + s - 1) into stage (j + s - 1) % s; commit
+//                consumers read stage j % s
 //
 // Copies past the last iteration are issued with 0 source bytes, so every
 // iteration commits one group and the arithmetic stays uniform. cp.async
@@ -390,38 +391,53 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
         step = loop.getStep();
 
   // Prologue: iterations 0 .. s-2 into stages 0 .. s-2.
+  Value group;
   for (int64_t i = 0; i + 1 < stages; ++i) {
     Value iteration = arith::AddIOp::create(
         b, loc, lower,
         arith::MulIOp::create(b, loc, step, k.constant(b, loc, i)));
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                         iteration, upper);
-    issue(b, iteration, k.constant(b, loc, i), valid);
+    group = issue(b, iteration, k.constant(b, loc, i), valid);
   }
 
-  auto forOp = scf::ForOp::create(b, loc, lower, upper, step);
+  // The stages iteration j reads (j % s) and fills (j + s - 1) % s, carried
+  // through the loop rather than divided out of the induction variable.
+  auto next = [&](OpBuilder &nb, Location l, Value stage) -> Value {
+    Value plusOne = arith::AddIOp::create(nb, l, stage, k.constant(nb, l, 1));
+    Value wraps = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                        plusOne, k.constant(nb, l, stages));
+    return arith::SelectOp::create(nb, l, wraps, k.constant(nb, l, 0),
+                                   plusOne);
+  };
+  auto forOp = scf::ForOp::create(
+      b, loc, lower, upper, step,
+      ValueRange{k.constant(b, loc, 0), k.constant(b, loc, stages - 1)},
+      [&](OpBuilder &nb, Location l, Value, ValueRange stagesNow) {
+        scf::YieldOp::create(nb, l,
+                             ValueRange{next(nb, l, stagesNow[0]),
+                                        next(nb, l, stagesNow[1])});
+      });
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  Operation *end = forOp.getBody()->getTerminator();
+  b.setInsertionPoint(end->getOperand(0).getDefiningOp());
   Value iv = forOp.getInductionVar();
-  Value j = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, iv, lower), step);
+  Value readStage = forOp.getRegionIterArg(0);
+  Value writeStage = forOp.getRegionIterArg(1);
+
+  // Iteration j's group has landed once at most s - 2 newer ones are in
+  // flight; the barrier publishes it to every thread and also ends every
+  // thread's reads of iteration j - 1's stage, which is refilled next.
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
+                                   b.getI32IntegerAttr(stages - 2));
+  k.barrier(b, loc);
   Value ahead = arith::AddIOp::create(
       b, loc, iv,
       arith::MulIOp::create(b, loc, step, k.constant(b, loc, stages - 1)));
   Value valid =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, upper);
-  Value sCount = k.constant(b, loc, stages);
-  Value writeStage = arith::RemUIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, j, k.constant(b, loc, stages - 1)),
-      sCount);
-  Value group = issue(b, ahead, writeStage, valid);
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
-                                   b.getI32IntegerAttr(stages - 1));
-  k.barrier(b, loc);
+  issue(b, ahead, writeStage, valid);
 
-  // The consumers read stage j % s.
-  Value readStage = arith::RemUIOp::create(b, loc, j, sCount);
   SmallVector<Value> buffers;
   for (CopyOp copy : plan.producers) {
     SharedStorage &buffer = k.shared[copy.getDest()];
@@ -429,8 +445,9 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
         b, loc, readStage, k.constant(b, loc, buffer.stageElements));
     buffers.push_back(copy.getDest());
   }
-  Operation *end = forOp.getBody()->getTerminator();
-  k.rewriter.inlineBlockBefore(&loop.getBody().front(), end, ValueRange{iv});
+  k.rewriter.inlineBlockBefore(&loop.getBody().front(),
+                               end->getOperand(0).getDefiningOp(),
+                               ValueRange{iv});
   for (CopyOp copy : plan.producers)
     k.rewriter.eraseOp(copy);
   // The producers' offset computations may be dead now; canonicalization
@@ -440,15 +457,11 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
     k.shared[buffer].stageOffset = Value();
   if (failed(status))
     return failure();
-  // Stage j % s is overwritten by iteration j + 1's copies.
-  b.setInsertionPoint(forOp.getBody()->getTerminator());
-  k.barrier(b, loc);
 
-  // Nothing may land after the loop.
+  // Nothing may land after the loop, and the buffers may be reused.
   b.setInsertionPointAfter(forOp);
-  Value drained = nvgpu::DeviceAsyncCreateGroupOp::create(
-      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange());
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, drained, b.getI32IntegerAttr(0));
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(0));
+  k.barrier(b, loc);
   return success();
 }
 

@@ -46,7 +46,7 @@ func.func @spread(%X: memref<12x20xf32>, %R: memref<32xf32>) {
 // -----
 
 // A 3-stage pipelined GEMM: cp.async into triple-buffered shared memory
-// (prologue of two groups, one group per iteration, wait for all but two),
+// (prologue of two groups; per iteration one wait, one barrier, one group),
 // ldmatrix and mma.sync for the gemm; the unaligned fallback loop copies
 // synchronously.
 // CHECK-LABEL: func.func @gemm
@@ -55,15 +55,18 @@ func.func @spread(%X: memref<12x20xf32>, %R: memref<32xf32>) {
 // CHECK-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, {{.*}} {bypassL1} : memref<256x64xf16> to memref<12288xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_create_group
 // CHECK: nvgpu.device_async_create_group
-// CHECK: scf.for
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// CHECK-NEXT: gpu.barrier
 // CHECK: nvgpu.device_async_copy
-// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
-// CHECK: gpu.barrier
+// CHECK: nvgpu.device_async_create_group
+// CHECK-NOT: gpu.barrier
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = {{[24]}} : i32, transpose = true}
 // CHECK: nvgpu.mma.sync
-// CHECK: gpu.barrier
+// CHECK: scf.yield
 // CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// CHECK-NEXT: gpu.barrier
 // CHECK: } else {
 // CHECK: scf.for
 // CHECK-NOT: nvgpu.device_async_copy
