@@ -27,3 +27,16 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.tile_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["tile-opt", "tile-run"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# ptxas assembles the PTX tests' output (register and spill checks); the
+# PTX itself needs only LLVM's NVPTX backend.
+import shutil
+ptxas = shutil.which("ptxas") or next(
+    (p for p in [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
+                              "bin", "ptxas")] if os.access(p, os.X_OK)), None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+config.substitutions.append(
+    ("%extract-ptx", sys.executable + " " +
+     os.path.join(config.tile_src_root, "test", "NVVM", "extract-ptx.py")))

@@ -284,6 +284,9 @@ int main(int argc, char **argv) {
   registerTileDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point at the user's source; the IR of a failing pass stage
+  // is not for users.
+  context.printOpOnDiagnostic(false);
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> file =
       openInputFile(inputFile, &error);

@@ -35,12 +35,22 @@ struct TileToNVVMPipelineOptions
       *this, "format",
       llvm::cl::desc("Device binary: isa (PTX), bin (cubin) or fatbin"),
       llvm::cl::init("fatbin")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit (libdevice, ptxas); default: "
+                     "$CUDA_HOME, $CUDA_PATH, ptxas's on $PATH, "
+                     "/usr/local/cuda")};
 };
 
+/// The CUDA toolkit directory: the first of $CUDA_HOME, $CUDA_PATH, the
+/// parent of the ptxas on $PATH and /usr/local/cuda that holds libdevice or
+/// ptxas; empty when none does. Looked up once per process.
+StringRef getCudaToolkitPath();
+
 /// tile-to-nvvm: layout inference, tile ops to per-thread gpu/nvgpu code,
-/// then upstream's gpu-lower-to-nvvm-pipeline, which outlines kernels,
-/// lowers them to NVVM, serializes them with gpu-module-to-binary and lowers
-/// the host side to LLVM.
+/// then the passes of upstream's gpu-lower-to-nvvm-pipeline, which outline
+/// kernels, lower them to NVVM, serialize them with gpu-module-to-binary
+/// (linking libdevice from the toolkit) and lower the host side to LLVM.
 void buildTileToNVVMPipeline(OpPassManager &pm,
                              const TileToNVVMPipelineOptions &options);
 
