@@ -372,6 +372,8 @@ class Bench:
                     self.bench_gemm(dtype, s, s, s)
                 if not self.args.quick:
                     for m, n, k in LLM:
+                        if m == n == k and m in sizes:
+                            continue  # measured with the square sizes
                         self.bench_gemm(dtype, m, n, k)
         if want("memory"):
             self.bench_copy(8192, 8192)
