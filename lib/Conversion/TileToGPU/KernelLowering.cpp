@@ -273,12 +273,6 @@ Value KernelLowering::sharedOffset(OpBuilder &b, Location loc,
 // Shared memory
 //===----------------------------------------------------------------------===//
 
-int64_t KernelLowering::reserveScratch(int64_t bytes) {
-  int64_t offset = llvm::alignTo(sharedBytes, kSharedAlignment);
-  sharedBytes = offset + bytes;
-  return offset;
-}
-
 Value KernelLowering::scratchView(OpBuilder &b, Location loc,
                                   int64_t byteOffset, int64_t count,
                                   Type type) {
@@ -321,6 +315,21 @@ LogicalResult KernelLowering::planSharedMemory() {
   });
   if (planned.wasInterrupted())
     return failure();
+  // What needs shared memory, and from which to which op of the kernel's
+  // body (loops count whole) it is live.
+  struct Request {
+    Operation *op;
+    int64_t bytes, first, last;
+    int64_t offset = -1;
+  };
+  Block &body = kernel.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  auto positionOf = [&](Operation *op) {
+    return position.lookup(body.findAncestorOpInBlock(*op));
+  };
+  SmallVector<Request> requests;
   WalkResult result = kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
       MemRefType type = alloc.getType();
@@ -332,10 +341,16 @@ LogicalResult KernelLowering::planSharedMemory() {
       stages = std::max<int64_t>(stages, 1);
       int64_t bytes = stages * elements *
                       llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-      int64_t offset = reserveScratch(bytes);
       shared[alloc.getResult()] = {Value(), *layout, type, stages, elements,
                                    Value()};
-      alloc->setAttr("tile.offset", rewriter.getI64IntegerAttr(offset));
+      // Live from its first use to its last (allocation is free).
+      Request request{op, bytes, positionOf(op), positionOf(op)};
+      for (auto [i, user] : llvm::enumerate(alloc->getUsers())) {
+        int64_t at = positionOf(user);
+        request.first = i == 0 ? at : std::min(request.first, at);
+        request.last = i == 0 ? at : std::max(request.last, at);
+      }
+      requests.push_back(request);
       return WalkResult::advance();
     }
     int64_t scratch = 0;
@@ -344,12 +359,47 @@ LogicalResult KernelLowering::planSharedMemory() {
     else if (auto cumsum = dyn_cast<CumSumOp>(op))
       scratch = getCumSumScratchBytes(*this, cumsum);
     if (scratch > 0)
-      op->setAttr("tile.scratch",
-                  rewriter.getI64IntegerAttr(reserveScratch(scratch)));
+      requests.push_back({op, scratch, positionOf(op), positionOf(op)});
     return WalkResult::advance();
   });
   if (result.wasInterrupted())
     return failure();
+
+  // Buffers whose lives do not overlap share memory: largest first, each at
+  // the lowest aligned offset clear of the live ones placed so far. Every
+  // write to shared memory is preceded by a barrier, so a buffer's first
+  // writes cannot overtake the last reads of the one it replaces.
+  SmallVector<Request *> order;
+  for (Request &request : requests)
+    order.push_back(&request);
+  llvm::stable_sort(order, [](const Request *a, const Request *b) {
+    return a->bytes > b->bytes;
+  });
+  for (auto [i, request] : llvm::enumerate(order)) {
+    SmallVector<Request *> live;
+    for (Request *placed : ArrayRef(order).take_front(i))
+      if (placed->first <= request->last && request->first <= placed->last)
+        live.push_back(placed);
+    SmallVector<int64_t> candidates = {0};
+    for (Request *other : live)
+      candidates.push_back(
+          llvm::alignTo(other->offset + other->bytes, kSharedAlignment));
+    llvm::sort(candidates);
+    for (int64_t offset : candidates) {
+      bool clear = llvm::all_of(live, [&](Request *other) {
+        return offset + request->bytes <= other->offset ||
+               other->offset + other->bytes <= offset;
+      });
+      if (clear) {
+        request->offset = offset;
+        break;
+      }
+    }
+    sharedBytes = std::max(sharedBytes, request->offset + request->bytes);
+    request->op->setAttr(isa<AllocSharedOp>(request->op) ? "tile.offset"
+                                                          : "tile.scratch",
+                         rewriter.getI64IntegerAttr(request->offset));
+  }
   int64_t limit = getSharedMemoryLimit(target);
   if (sharedBytes > limit)
     return kernel.emitOpError("needs ")

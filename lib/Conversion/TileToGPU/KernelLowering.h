@@ -105,9 +105,6 @@ public:
   /// Emits `gpu.barrier`.
   void barrier(OpBuilder &b, Location loc);
 
-  /// Reserves `bytes` of shared scratch for an op; returns its byte offset
-  /// in the dynamic block.
-  int64_t reserveScratch(int64_t bytes);
   /// A view of scratch at `byteOffset` as memref<count x type>.
   Value scratchView(OpBuilder &b, Location loc, int64_t byteOffset,
                     int64_t count, Type type);

@@ -390,7 +390,9 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
   Value lower = loop.getLower(), upper = loop.getUpper(),
         step = loop.getStep();
 
-  // Prologue: iterations 0 .. s-2 into stages 0 .. s-2.
+  // Prologue: iterations 0 .. s-2 into stages 0 .. s-2, after a barrier:
+  // the buffers may share memory with ones read before the loop.
+  k.barrier(b, loc);
   Value group;
   for (int64_t i = 0; i + 1 < stages; ++i) {
     Value iteration = arith::AddIOp::create(

@@ -142,3 +142,25 @@ func.func @row_max(%X: memref<4x1024xf32>, %R: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// Shared buffers whose lives do not overlap share memory: %a is dead once
+// %b is written, so both sit at offset 0 of a 16 KiB block.
+// CHECK-LABEL: func.func @reuse
+// CHECK: dynamic_shared_memory_size %c16384_i32
+// CHECK: memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.view
+// CHECK: return
+func.func @reuse(%X: memref<64x64xf32>, %Y: memref<64x64xf32>) {
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %a = tile.alloc_shared : memref<64x64xf32, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared : memref<64x64xf32, #gpu.address_space<workgroup>>
+    %f = tile.fragment : !tile.fragment<64x64xf32>
+    tile.copy %X[0, 0] -> %a : memref<64x64xf32>, memref<64x64xf32, #gpu.address_space<workgroup>>
+    tile.copy %a -> %f : memref<64x64xf32, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    tile.copy %f -> %b : !tile.fragment<64x64xf32>, memref<64x64xf32, #gpu.address_space<workgroup>>
+    tile.copy %b -> %Y[0, 0] : memref<64x64xf32, #gpu.address_space<workgroup>>, memref<64x64xf32>
+  }
+  return
+}
