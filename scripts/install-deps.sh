@@ -17,6 +17,9 @@ PACKAGES=(
   "clang-${LLVM_VERSION}" "lld-${LLVM_VERSION}"
   libzstd-dev zlib1g-dev libz3-dev libedit-dev libxml2-dev libffi-dev
   libncurses-dev libgtest-dev
+  # HIP's headers: the ROCm runtime (lib/Runtime/ROCm) is built and
+  # unit-tested without an AMD GPU.
+  libamdhip64-dev
   # lit runs on Debian's python3; execution tests compute references with
   # numpy on that same interpreter.
   python3-numpy

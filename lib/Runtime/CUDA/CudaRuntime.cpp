@@ -216,6 +216,8 @@ CUmodule loadModule(const void *data, bool jit, int optLevel) {
 extern "C" {
 
 void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  if (!rt().enter())
+    return nullptr;
   CUmodule module = loadModule(data, /*jit=*/false, 0);
   if (!module)
     rt().check(CUDA_ERROR_INVALID_IMAGE, "cuModuleLoadData");
@@ -223,6 +225,8 @@ void *mgpuModuleLoad(void *data, size_t /*size*/) {
 }
 
 void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  if (!rt().enter())
+    return nullptr;
   CUmodule module = loadModule(data, /*jit=*/true, optLevel);
   if (!module)
     rt().check(CUDA_ERROR_INVALID_PTX, "cuModuleLoadDataEx");
