@@ -356,16 +356,7 @@ void forEachDealtElement(
     guard = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
                                   k.constant(b, loc, elements));
   guarded(b, loc, guard, [&](OpBuilder &inner) {
-    SmallVector<Value> index(shape.size());
-    Value rest = linear;
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      Value size = k.constant(inner, loc, shape[d]);
-      index[d] = d == 0 ? rest
-                        : arith::RemUIOp::create(inner, loc, rest, size)
-                              .getResult();
-      if (d > 0)
-        rest = arith::DivUIOp::create(inner, loc, rest, size);
-    }
+    SmallVector<Value> index = k.delinearize(inner, loc, linear, shape);
     if (width > 1)
       index.back() = arith::MulIOp::create(inner, loc, index.back(),
                                            k.constant(inner, loc, width));

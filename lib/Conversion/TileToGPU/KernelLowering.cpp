@@ -217,6 +217,19 @@ std::optional<int64_t> KernelLowering::mapSlot(const Layout &source,
   return result;
 }
 
+SmallVector<Value> KernelLowering::delinearize(OpBuilder &b, Location loc,
+                                               Value linear,
+                                               ArrayRef<int64_t> shape) {
+  SmallVector<Value> index(shape.size());
+  for (int64_t d = shape.size() - 1; d > 0; --d) {
+    Value size = constant(b, loc, shape[d]);
+    index[d] = arith::RemUIOp::create(b, loc, linear, size);
+    linear = arith::DivUIOp::create(b, loc, linear, size);
+  }
+  index[0] = linear;
+  return index;
+}
+
 Value KernelLowering::sharedOffset(OpBuilder &b, Location loc,
                                    const SharedStorage &buffer,
                                    ValueRange index) {

@@ -98,6 +98,11 @@ public:
                                  const Layout &target,
                                  ArrayRef<unsigned> dims);
 
+  /// The row-major index of `linear` in `shape` (the outermost dim is not
+  /// bounded).
+  SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                                 ArrayRef<int64_t> shape);
+
   /// Element offset of `index` in a shared buffer (layout and swizzle).
   Value sharedOffset(OpBuilder &b, Location loc, const SharedStorage &buffer,
                      ValueRange index);

@@ -344,15 +344,7 @@ void PipelineBuilder::issueCopy(OpBuilder &b, CopyOp copy, Value iteration,
     if ((round + 1) * k.threads > chunks)
       linear = arith::MinUIOp::create(b, loc, linear,
                                       k.constant(b, loc, chunks - 1));
-    SmallVector<Value> index(shape.size());
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      Value size = k.constant(b, loc, shape[d]);
-      index[d] = d == 0 ? linear
-                        : arith::RemUIOp::create(b, loc, linear, size)
-                              .getResult();
-      if (d > 0)
-        linear = arith::DivUIOp::create(b, loc, linear, size);
-    }
+    SmallVector<Value> index = k.delinearize(b, loc, linear, shape);
     index.back() = arith::MulIOp::create(b, loc, index.back(), chunkSize);
 
     // Source bytes: the part of the chunk inside the tensor (the rest is

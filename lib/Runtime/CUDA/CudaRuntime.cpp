@@ -6,12 +6,13 @@
 
 #include "tile/Runtime/CudaRuntime.h"
 
+#include "../KernelTable.h"
+
 #include <cuda.h>
 #include <dlfcn.h>
 
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -118,24 +119,11 @@ public:
       driver.cuGetErrorName(result, &name);
     if (driver.cuGetErrorString)
       driver.cuGetErrorString(result, &text);
-    std::string message = std::string(call) + " failed";
-    if (kernel)
-      message += std::string(" for kernel '") + kernel + "'";
-    message += std::string(": ") + (name ? name : "CUDA error") + " (" +
-               (text ? text : "no description") + ")";
-    std::fprintf(stderr, "tile runtime: %s\n", message.c_str());
-    std::lock_guard<std::mutex> lock(mutex);
-    if (firstError.empty())
-      firstError = message;
+    failures.record(call, kernel, name, text);
     return false;
   }
 
-  std::string takeError() {
-    std::lock_guard<std::mutex> lock(mutex);
-    std::string error;
-    error.swap(firstError);
-    return error;
-  }
+  std::string takeError() { return failures.take(); }
 
   Driver driver;
   CUdevice device = 0;
@@ -143,10 +131,10 @@ public:
   CUstream stream = nullptr;
   int defaultDevice = 0;
   bool deferSynchronize = false;
-  std::mutex mutex;
-  std::map<const void *, CUmodule> modules;
-  std::map<std::pair<CUmodule, std::string>, CUfunction> functions;
-  std::unordered_map<CUfunction, std::string> names;
+  FailureLog failures;
+  KernelTable<CUmodule, CUfunction> kernels;
+  /// The dynamic shared memory each kernel has opted in to.
+  std::mutex sharedLimitsMutex;
   std::unordered_map<CUfunction, int32_t> sharedLimits;
 
 private:
@@ -182,29 +170,22 @@ private:
 
   std::once_flag once;
   bool ready = false;
-  std::string startError, firstError;
+  std::string startError;
 };
 
 Runtime &rt() { return Runtime::get(); }
 
 CUmodule loadModule(const void *data, bool jit, int optLevel) {
-  if (!rt().enter())
-    return nullptr;
-  std::lock_guard<std::mutex> lock(rt().mutex);
-  auto it = rt().modules.find(data);
-  if (it != rt().modules.end())
-    return it->second;
-  CUmodule module = nullptr;
-  if (jit) {
+  return rt().kernels.getModule(data, [&](CUmodule &module) {
+    if (!jit)
+      return rt().check(rt().driver.cuModuleLoadData(&module, data),
+                        "cuModuleLoadData");
     CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
     void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-    rt().driver.cuModuleLoadDataEx(&module, data, 1, options, values);
-  } else {
-    rt().driver.cuModuleLoadData(&module, data);
-  }
-  if (module)
-    rt().modules[data] = module;
-  return module;
+    return rt().check(
+        rt().driver.cuModuleLoadDataEx(&module, data, 1, options, values),
+        "cuModuleLoadDataEx");
+  });
 }
 
 } // namespace
@@ -218,19 +199,13 @@ extern "C" {
 void *mgpuModuleLoad(void *data, size_t /*size*/) {
   if (!rt().enter())
     return nullptr;
-  CUmodule module = loadModule(data, /*jit=*/false, 0);
-  if (!module)
-    rt().check(CUDA_ERROR_INVALID_IMAGE, "cuModuleLoadData");
-  return module;
+  return loadModule(data, /*jit=*/false, 0);
 }
 
 void *mgpuModuleLoadJIT(void *data, int optLevel) {
   if (!rt().enter())
     return nullptr;
-  CUmodule module = loadModule(data, /*jit=*/true, optLevel);
-  if (!module)
-    rt().check(CUDA_ERROR_INVALID_PTX, "cuModuleLoadDataEx");
-  return module;
+  return loadModule(data, /*jit=*/true, optLevel);
 }
 
 void mgpuModuleUnload(void *module) {
@@ -243,23 +218,10 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   if (!rt().enter() || !module)
     return nullptr;
   auto m = static_cast<CUmodule>(module);
-  CUresult result;
-  {
-    std::lock_guard<std::mutex> lock(rt().mutex);
-    auto key = std::make_pair(m, std::string(name));
-    auto it = rt().functions.find(key);
-    if (it != rt().functions.end())
-      return it->second;
-    CUfunction function = nullptr;
-    result = rt().driver.cuModuleGetFunction(&function, m, name);
-    if (result == CUDA_SUCCESS) {
-      rt().functions[key] = function;
-      rt().names[function] = name;
-      return function;
-    }
-  }
-  rt().check(result, "cuModuleGetFunction", name);
-  return nullptr;
+  return rt().kernels.getFunction(m, name, [&](CUfunction &function) {
+    return rt().check(rt().driver.cuModuleGetFunction(&function, m, name),
+                      "cuModuleGetFunction", name);
+  });
 }
 
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
@@ -273,11 +235,11 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
     rt().check(CUDA_ERROR_INVALID_HANDLE, "cuLaunchKernel");
     return;
   }
-  const char *name = "?";
+  std::string kernel = rt().kernels.getName(f);
+  const char *name = kernel.c_str();
   bool optIn = false;
   {
-    std::lock_guard<std::mutex> lock(rt().mutex);
-    name = rt().names[f].c_str();
+    std::lock_guard<std::mutex> lock(rt().sharedLimitsMutex);
     // Opt in to the dynamic shared memory the launch asks for, once per
     // kernel and size: static shared memory counts against the 48 KB a
     // kernel gets without it, so even 48 KB of dynamic memory needs it.

@@ -6,15 +6,14 @@
 
 #include "tile/Runtime/RocmRuntime.h"
 
+#include "../KernelTable.h"
+
 #include <hip/hip_runtime_api.h>
 
 #include <dlfcn.h>
 
-#include <cstdio>
-#include <map>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 
 using namespace mlir::tile::runtime;
 
@@ -95,35 +94,18 @@ public:
   bool check(hipError_t result, const char *call, const char *kernel = nullptr) {
     if (result == hipSuccess)
       return true;
-    std::string message = std::string(call) + " failed";
-    if (kernel)
-      message += std::string(" for kernel '") + kernel + "'";
-    const char *name = hip.hipGetErrorName ? hip.hipGetErrorName(result) : nullptr;
-    const char *text =
-        hip.hipGetErrorString ? hip.hipGetErrorString(result) : nullptr;
-    message += std::string(": ") + (name ? name : "HIP error") + " (" +
-               (text ? text : "no description") + ")";
-    std::fprintf(stderr, "tile runtime: %s\n", message.c_str());
-    std::lock_guard<std::mutex> lock(mutex);
-    if (firstError.empty())
-      firstError = message;
+    failures.record(call, kernel,
+                    hip.hipGetErrorName ? hip.hipGetErrorName(result) : nullptr,
+                    hip.hipGetErrorString ? hip.hipGetErrorString(result)
+                                          : nullptr);
     return false;
-  }
-
-  std::string takeError() {
-    std::lock_guard<std::mutex> lock(mutex);
-    std::string error;
-    error.swap(firstError);
-    return error;
   }
 
   Hip hip;
   int device = 0;
   hipStream_t stream = nullptr;
-  std::mutex mutex;
-  std::map<const void *, hipModule_t> modules;
-  std::map<std::pair<hipModule_t, std::string>, hipFunction_t> functions;
-  std::unordered_map<hipFunction_t, std::string> names;
+  FailureLog failures;
+  KernelTable<hipModule_t, hipFunction_t> kernels;
 
 private:
   bool start() {
@@ -154,7 +136,7 @@ private:
 
   std::once_flag once;
   bool started = false;
-  std::string startError, firstError;
+  std::string startError;
 };
 
 State &state() { return State::get(); }
@@ -173,20 +155,10 @@ namespace {
 void *mgpuModuleLoad(void *data, size_t /*size*/) {
   if (!state().ready())
     return nullptr;
-  hipError_t result;
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    if (auto it = state().modules.find(data); it != state().modules.end())
-      return it->second;
-    hipModule_t module = nullptr;
-    result = state().hip.hipModuleLoadData(&module, data);
-    if (result == hipSuccess) {
-      state().modules[data] = module;
-      return module;
-    }
-  }
-  state().check(result, "hipModuleLoadData");
-  return nullptr;
+  return state().kernels.getModule(data, [&](hipModule_t &module) {
+    return state().check(state().hip.hipModuleLoadData(&module, data),
+                         "hipModuleLoadData");
+  });
 }
 
 void mgpuModuleUnload(void * /*module*/) {
@@ -197,22 +169,10 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   if (!state().ready() || !module)
     return nullptr;
   auto m = static_cast<hipModule_t>(module);
-  hipFunction_t function = nullptr;
-  hipError_t result;
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    auto key = std::make_pair(m, std::string(name));
-    if (auto it = state().functions.find(key); it != state().functions.end())
-      return it->second;
-    result = state().hip.hipModuleGetFunction(&function, m, name);
-    if (result == hipSuccess) {
-      state().functions[key] = function;
-      state().names[function] = name;
-      return function;
-    }
-  }
-  state().check(result, "hipModuleGetFunction", name);
-  return nullptr;
+  return state().kernels.getFunction(m, name, [&](hipFunction_t &function) {
+    return state().check(state().hip.hipModuleGetFunction(&function, m, name),
+                         "hipModuleGetFunction", name);
+  });
 }
 
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
@@ -226,11 +186,7 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
     state().check(hipErrorInvalidResourceHandle, "hipModuleLaunchKernel");
     return;
   }
-  std::string name;
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    name = state().names[f];
-  }
+  std::string name = state().kernels.getName(f);
   state().check(state().hip.hipModuleLaunchKernel(
                     f, gridX, gridY, gridZ, blockX, blockY, blockZ,
                     sharedBytes, state().stream, params, extra),
@@ -388,7 +344,7 @@ bool rocm::synchronize(std::string *error) {
     return false;
   state().check(state().hip.hipStreamSynchronize(state().stream),
                 "hipStreamSynchronize");
-  std::string first = state().takeError();
+  std::string first = state().failures.take();
   if (first.empty())
     return true;
   if (error)
