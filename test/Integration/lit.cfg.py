@@ -21,6 +21,7 @@ bin_dir = (lit_config.params.get("tile_bin_dir") or os.environ.get("TILE_BIN_DIR
            or os.path.join(src_root, "build", "bin"))
 config.test_exec_root = os.environ.get(
     "TILE_INTEGRATION_OUT", os.path.join(bin_dir, "..", "test", "Integration"))
+os.makedirs(config.test_exec_root, exist_ok=True)
 tile_run = os.path.join(bin_dir, "tile-run")
 
 config.environment["PATH"] = os.environ.get("PATH", "")

@@ -385,10 +385,12 @@ LogicalResult KernelLowering::planSharedMemory() {
   SmallVector<Request *> order;
   for (Request &request : requests)
     order.push_back(&request);
-  llvm::stable_sort(order, [](const Request *a, const Request *b) {
-    return a->bytes > b->bytes;
+  // Largest first; ties in program order (pointers into `requests`).
+  llvm::sort(order, [](const Request *a, const Request *b) {
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a < b;
   });
-  for (auto [i, request] : llvm::enumerate(order)) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    Request *request = order[i];
     SmallVector<Request *> live;
     for (Request *placed : ArrayRef(order).take_front(i))
       if (placed->first <= request->last && request->first <= placed->last)
