@@ -11,8 +11,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 
 using namespace mlir;
@@ -49,13 +47,13 @@ std::string mlir::tile::jit::extractDeviceBinary(ModuleOp module) {
 }
 
 static std::string findPtxasVersion() {
+  // The ptxas gpu-module-to-binary runs: the toolkit's, else the one on
+  // $PATH.
   SmallVector<std::string> candidates;
+  if (!getCudaToolkitPath().empty())
+    candidates.push_back((getCudaToolkitPath() + "/bin/ptxas").str());
   if (auto onPath = llvm::sys::findProgramByName("ptxas"))
     candidates.push_back(*onPath);
-  for (const char *env : {"CUDA_HOME", "CUDA_PATH"})
-    if (std::optional<std::string> home = llvm::sys::Process::GetEnv(env))
-      candidates.push_back(*home + "/bin/ptxas");
-  candidates.push_back("/usr/local/cuda/bin/ptxas");
   for (const std::string &ptxas : candidates) {
     if (!llvm::sys::fs::can_execute(ptxas))
       continue;

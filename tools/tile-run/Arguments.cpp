@@ -120,21 +120,10 @@ std::optional<StringRef> ElementType::getNpyDtype() const {
 }
 
 std::optional<ElementType> ElementType::parse(StringRef name) {
-  std::optional<Kind> kind = llvm::StringSwitch<std::optional<Kind>>(name)
-                                 .Case("f16", F16)
-                                 .Case("bf16", BF16)
-                                 .Case("f32", F32)
-                                 .Case("f64", F64)
-                                 .Case("i1", I1)
-                                 .Case("i8", I8)
-                                 .Case("i16", I16)
-                                 .Case("i32", I32)
-                                 .Case("i64", I64)
-                                 .Case("index", Index)
-                                 .Default(std::nullopt);
-  if (!kind)
-    return std::nullopt;
-  return ElementType{*kind};
+  for (unsigned kind = F16; kind <= Index; ++kind)
+    if (ElementType{static_cast<Kind>(kind)}.getName() == name)
+      return ElementType{static_cast<Kind>(kind)};
+  return std::nullopt;
 }
 
 std::optional<ElementType> ElementType::fromNpy(StringRef dtype) {

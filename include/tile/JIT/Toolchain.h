@@ -22,7 +22,8 @@ LogicalResult buildPipeline(OpPassManager &pm, const CompileOptions &options);
 std::string extractDeviceBinary(ModuleOp module);
 
 /// `ptxas --version`'s last line, or "none" when ptxas is not found; looked
-/// up once per process (in $PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin).
+/// up once per process (the CUDA toolkit's, see getCudaToolkitPath, then
+/// the one on $PATH).
 const std::string &getPtxasVersion();
 
 } // namespace mlir::tile::jit

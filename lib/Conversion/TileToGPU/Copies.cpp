@@ -172,27 +172,9 @@ int64_t chooseVectorWidth(ArrayRef<const Side *> sides,
 /// tile's origin); uniform over the block.
 Value buildAlignmentCheck(KernelLowering &k, OpBuilder &b, Location loc,
                           const Side &global, int64_t width) {
-  auto type = cast<MemRefType>(global.value.getType());
-  int64_t bytes = elementBytes(type.getElementType());
-  auto metadata =
-      memref::ExtractStridedMetadataOp::create(b, loc, global.value);
-  Value base =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global.value);
-  Value start = arith::AddIOp::create(
-      b, loc, base,
-      arith::MulIOp::create(b, loc, metadata.getOffset(),
-                            k.constant(b, loc, bytes)));
-  auto divisible = [&](Value v, int64_t by) {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, v, k.constant(b, loc, by)),
-        k.constant(b, loc, 0));
-  };
-  Value ok = divisible(start, width * bytes);
-  for (Value stride : metadata.getStrides().drop_back())
-    ok = arith::AndIOp::create(b, loc, ok, divisible(stride, width));
-  return arith::AndIOp::create(b, loc, ok,
-                               divisible(global.offsets.back(), width));
+  return arith::AndIOp::create(
+      b, loc, k.areRowsAligned(b, loc, global.value, width),
+      k.isMultipleOf(b, loc, global.offsets.back(), width));
 }
 
 Value vectorLoad(OpBuilder &b, Location loc, VectorType type, Value memref,
@@ -328,42 +310,6 @@ Value alignmentOfSides(KernelLowering &k, OpBuilder &b, Location loc,
   return all;
 }
 
-/// Calls `body` with this thread's logical indices of a tile of `shape`,
-/// elements dealt round-robin over the block's threads.
-void forEachDealtElement(
-    KernelLowering &k, OpBuilder &b, Location loc, ArrayRef<int64_t> fullShape,
-    function_ref<void(OpBuilder &, Location, ValueRange)> body,
-    int64_t width = 1) {
-  // With `width`, units are runs of `width` innermost elements.
-  SmallVector<int64_t> shape(fullShape);
-  shape.back() /= width;
-  int64_t elements = 1;
-  for (int64_t s : shape)
-    elements *= s;
-  int64_t rounds = llvm::divideCeil(elements, k.threads);
-  auto loop = scf::ForOp::create(b, loc, k.constant(b, loc, 0),
-                                 k.constant(b, loc, rounds),
-                                 k.constant(b, loc, 1));
-  OpBuilder::InsertionGuard insertion(b);
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value linear = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, loop.getInductionVar(),
-                            k.constant(b, loc, k.threads)),
-      k.threadId);
-  Value guard;
-  if (elements % k.threads != 0)
-    guard = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
-                                  k.constant(b, loc, elements));
-  guarded(b, loc, guard, [&](OpBuilder &inner) {
-    SmallVector<Value> index = k.delinearize(inner, loc, linear, shape);
-    if (width > 1)
-      index.back() = arith::MulIOp::create(inner, loc, index.back(),
-                                           k.constant(inner, loc, width));
-    body(inner, loc, index);
-  });
-}
-
 Value loadSlot(OpBuilder &b, Location loc, const FragmentStorage &fragment,
                int64_t slot) {
   return memref::LoadOp::create(
@@ -480,6 +426,41 @@ Side sharedSide(const SharedStorage &shared) {
 }
 
 } // namespace
+
+void mlir::tile::gpu_lowering::forEachDealtElement(
+    KernelLowering &k, OpBuilder &b, Location loc, ArrayRef<int64_t> fullShape,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body,
+    int64_t width) {
+  // With `width`, units are runs of `width` innermost elements.
+  SmallVector<int64_t> shape(fullShape);
+  if (width > 1)
+    shape.back() /= width;
+  int64_t elements = 1;
+  for (int64_t s : shape)
+    elements *= s;
+  int64_t rounds = llvm::divideCeil(elements, k.threads);
+  auto loop = scf::ForOp::create(b, loc, k.constant(b, loc, 0),
+                                 k.constant(b, loc, rounds),
+                                 k.constant(b, loc, 1));
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value linear = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                            k.constant(b, loc, k.threads)),
+      k.threadId);
+  Value guard;
+  if (elements % k.threads != 0)
+    guard = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
+                                  k.constant(b, loc, elements));
+  guarded(b, loc, guard, [&](OpBuilder &inner) {
+    SmallVector<Value> index = k.delinearize(inner, loc, linear, shape);
+    if (width > 1)
+      index.back() = arith::MulIOp::create(inner, loc, index.back(),
+                                           k.constant(inner, loc, width));
+    body(inner, loc, index);
+  });
+}
 
 void mlir::tile::gpu_lowering::storeFragmentToShared(
     KernelLowering &k, OpBuilder &b, Location loc,

@@ -217,10 +217,36 @@ std::optional<int64_t> KernelLowering::mapSlot(const Layout &source,
   return result;
 }
 
+Value KernelLowering::isMultipleOf(OpBuilder &b, Location loc, Value v,
+                                   int64_t n) {
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, v, constant(b, loc, n)),
+      constant(b, loc, 0));
+}
+
+Value KernelLowering::areRowsAligned(OpBuilder &b, Location loc, Value memref,
+                                     int64_t elements) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value start = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, metadata.getOffset(),
+                            constant(b, loc, bytes)));
+  Value ok = isMultipleOf(b, loc, start, elements * bytes);
+  for (Value stride : metadata.getStrides().drop_back())
+    ok = arith::AndIOp::create(b, loc, ok, isMultipleOf(b, loc, stride, elements));
+  return ok;
+}
+
 SmallVector<Value> KernelLowering::delinearize(OpBuilder &b, Location loc,
                                                Value linear,
                                                ArrayRef<int64_t> shape) {
   SmallVector<Value> index(shape.size());
+  if (shape.empty())
+    return index;
   for (int64_t d = shape.size() - 1; d > 0; --d) {
     Value size = constant(b, loc, shape[d]);
     index[d] = arith::RemUIOp::create(b, loc, linear, size);

@@ -49,8 +49,6 @@ struct SharedStorage {
 struct PipelinePlan {
   int64_t stages = 1;
   SmallVector<CopyOp> producers;
-  /// Elements per cp.async chunk (16 bytes).
-  int64_t chunk = 0;
 };
 
 class KernelLowering {
@@ -103,6 +101,15 @@ public:
   SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                  ArrayRef<int64_t> shape);
 
+  /// i1: `v % n == 0`.
+  Value isMultipleOf(OpBuilder &b, Location loc, Value v, int64_t n);
+  /// i1, uniform over the block: every row of the global `memref` starts at
+  /// an address aligned to `elements` elements (base pointer, offset and
+  /// every stride but the innermost). Runs of `elements` starting at a
+  /// column that is a multiple of `elements` are then aligned too.
+  Value areRowsAligned(OpBuilder &b, Location loc, Value memref,
+                       int64_t elements);
+
   /// Element offset of `index` in a shared buffer (layout and swizzle).
   Value sharedOffset(OpBuilder &b, Location loc, const SharedStorage &buffer,
                      ValueRange index);
@@ -150,6 +157,15 @@ FailureOr<PipelinePlan> planPipeline(KernelLowering &k, PipelinedOp op);
 /// fragments), planned before lowering.
 int64_t getReduceScratchBytes(KernelLowering &k, ReduceOp op);
 int64_t getCumSumScratchBytes(KernelLowering &k, CumSumOp op);
+
+/// Calls `body` with this thread's logical indices of a tile of `shape`,
+/// elements dealt round-robin over the block's threads (under a guard
+/// where the threads do not divide them). With `width`, units are runs of
+/// `width` innermost elements and the index is each run's first element.
+void forEachDealtElement(
+    KernelLowering &k, OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body,
+    int64_t width = 1);
 
 /// Each thread writes the elements its slots hold (copy 0) to `shared`.
 void storeFragmentToShared(KernelLowering &k, OpBuilder &b, Location loc,

@@ -53,6 +53,12 @@ bool isZero(TypedAttr attr) {
   return false;
 }
 
+/// Elements per 16-byte chunk of `copy`'s source (whole bytes dividing 16).
+int64_t getChunk(CopyOp copy) {
+  Type element = cast<MemRefType>(copy.getSource().getType()).getElementType();
+  return kChunkBytes / (element.getIntOrFloatBitWidth() / 8);
+}
+
 /// The ops of `loop`'s body that `copy`'s offsets are computed from, in
 /// order; failure when one of them is not a pure op without regions.
 FailureOr<SetVector<Operation *>> getOffsetSlice(PipelinedOp loop,
@@ -75,14 +81,8 @@ FailureOr<SetVector<Operation *>> getOffsetSlice(PipelinedOp loop,
   return slice;
 }
 
-/// The op of `block` that contains `op`.
-Operation *getTopLevel(Block &block, Operation *op) {
-  return block.findAncestorOpInBlock(*op);
-}
-
 /// Why `copy` cannot be a producer of `loop` (empty when it can be).
-std::string whyNotProducer(KernelLowering &k, PipelinedOp loop, CopyOp copy,
-                           int64_t &chunk) {
+std::string whyNotProducer(KernelLowering &k, PipelinedOp loop, CopyOp copy) {
   Block &body = loop.getBody().front();
   if (copy->getBlock() != &body)
     return "it is nested in another op";
@@ -100,7 +100,7 @@ std::string whyNotProducer(KernelLowering &k, PipelinedOp loop, CopyOp copy,
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
       kChunkBytes % (element.getIntOrFloatBitWidth() / 8) != 0)
     return "its element type is not a whole number of bytes dividing 16";
-  chunk = kChunkBytes / (element.getIntOrFloatBitWidth() / 8);
+  int64_t chunk = getChunk(copy);
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(globalType.getStridesAndOffset(strides, offset)) ||
@@ -124,7 +124,7 @@ std::string whyNotProducer(KernelLowering &k, PipelinedOp loop, CopyOp copy,
       continue;
     if (!loop->isProperAncestor(user))
       return "its shared buffer is also used outside the loop";
-    if (!copy->isBeforeInBlock(getTopLevel(body, user)))
+    if (!copy->isBeforeInBlock(body.findAncestorOpInBlock(*user)))
       return "its shared buffer is used before it in the loop body";
   }
   // The loop does not write the tensor it reads.
@@ -174,16 +174,13 @@ mlir::tile::gpu_lowering::planPipeline(KernelLowering &k, PipelinedOp loop) {
   if (stageOf)
     for (int64_t s : *stageOf)
       lastStage = std::max(lastStage, s);
-  int64_t chunk = 0;
   for (auto [i, op] : llvm::enumerate(body)) {
     auto copy = dyn_cast<CopyOp>(op);
     bool early = stageOf && (*stageOf)[i] < lastStage;
     // Index arithmetic goes wherever its users are.
     if (!copy && op.getNumRegions() == 0 && isPure(&op))
       continue;
-    int64_t copyChunk = 0;
-    std::string why =
-        copy ? whyNotProducer(k, loop, copy, copyChunk) : "it is not a copy";
+    std::string why = copy ? whyNotProducer(k, loop, copy) : "it is not a copy";
     if (!why.empty()) {
       if (early)
         return op.emitOpError("is scheduled in pipeline stage ")
@@ -194,26 +191,15 @@ mlir::tile::gpu_lowering::planPipeline(KernelLowering &k, PipelinedOp loop) {
     }
     if (stageOf && !early)
       continue;
-    // Copies with different chunk sizes still pipeline; `chunk` records
-    // the first for the plan's summary.
-    if (!chunk)
-      chunk = copyChunk;
     plan.producers.push_back(copy);
   }
-  if (!plan.producers.empty()) {
+  if (!plan.producers.empty())
     plan.stages = stages;
-    plan.chunk = chunk;
-  }
   return plan;
 }
 
 namespace {
 
-/// Elements of `type` per 16-byte chunk.
-int64_t getChunk(CopyOp copy) {
-  Type element = cast<MemRefType>(copy.getSource().getType()).getElementType();
-  return kChunkBytes / (element.getIntOrFloatBitWidth() / 8);
-}
 
 /// i1 (folded to a constant where possible), uniform over the block:
 /// `v`, computed in `loop`'s body, is a multiple of `n` in every iteration.
@@ -227,10 +213,7 @@ Value buildMultipleOf(KernelLowering &k, OpBuilder &b, Location loc,
   if (std::optional<int64_t> c = getConstantIntValue(v))
     return constant(*c % n == 0);
   if (!loop.getBody().isAncestor(v.getParentRegion()))
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, v, k.constant(b, loc, n)),
-        k.constant(b, loc, 0));
+    return k.isMultipleOf(b, loc, v, n);
   if (v == loop.getInductionVar())
     return b.createOrFold<arith::AndIOp>(
         loc, buildMultipleOf(k, b, loc, loop, loop.getLower(), n),
@@ -252,30 +235,10 @@ Value buildMultipleOf(KernelLowering &k, OpBuilder &b, Location loc,
 Value buildChunkAlignment(KernelLowering &k, OpBuilder &b, Location loc,
                           PipelinedOp loop, CopyOp copy) {
   int64_t chunk = getChunk(copy);
-  Value global = copy.getSource();
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, global);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global);
-  Value start = arith::AddIOp::create(
-      b, loc, base,
-      arith::MulIOp::create(b, loc, metadata.getOffset(),
-                            k.constant(b, loc, kChunkBytes / chunk)));
-  auto divisible = [&](Value v, int64_t by) -> Value {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, v, k.constant(b, loc, by)),
-        k.constant(b, loc, 0));
-  };
-  Value ok = divisible(start, kChunkBytes);
-  for (Value stride : metadata.getStrides().drop_back())
-    ok = arith::AndIOp::create(b, loc, ok, divisible(stride, chunk));
-  OpFoldResult origin = copy.getMixedOffsets().back();
-  Value originOk =
-      isa<Attribute>(origin)
-          ? arith::ConstantIntOp::create(
-                b, loc, b.getI1Type(),
-                *getConstantIntValue(origin) % chunk == 0)
-                .getResult()
-          : buildMultipleOf(k, b, loc, loop, cast<Value>(origin), chunk);
+  Value ok = k.areRowsAligned(b, loc, copy.getSource(), chunk);
+  Value origin = getValueOrCreateConstantIndexOp(
+      b, loc, copy.getMixedOffsets().back());
+  Value originOk = buildMultipleOf(k, b, loc, loop, origin, chunk);
   return b.createOrFold<arith::AndIOp>(loc, ok, originOk);
 }
 

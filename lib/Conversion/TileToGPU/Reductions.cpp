@@ -338,38 +338,18 @@ LogicalResult mlir::tile::gpu_lowering::lowerReduce(KernelLowering &k,
   } else if (srcShared != k.shared.end() && dstShared != k.shared.end()) {
     const SharedStorage &dst = dstShared->second;
     k.barrier(b, loc);
-    SmallVector<int64_t> shape(dst.type.getShape());
-    auto run = scf::ForOp::create(
-        b, loc, k.constant(b, loc, 0),
-        k.constant(b, loc, llvm::divideCeil(product(shape), k.threads)),
-        k.constant(b, loc, 1));
-    OpBuilder ib = OpBuilder::atBlockTerminator(run.getBody());
-    Value linear = arith::AddIOp::create(
-        ib, loc,
-        arith::MulIOp::create(ib, loc, run.getInductionVar(),
-                              k.constant(ib, loc, k.threads)),
-        k.threadId);
-    Value inRange =
-        arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ult, linear,
-                              k.constant(ib, loc, product(shape)));
-    scf::IfOp::create(ib, loc, inRange, [&](OpBuilder &then, Location l) {
-      SmallVector<Value> out(shape.size());
-      Value rest = linear;
-      for (int64_t d = shape.size() - 1; d >= 0; --d) {
-        Value size = k.constant(then, l, shape[d]);
-        out[d] = arith::RemUIOp::create(then, l, rest, size);
-        rest = arith::DivUIOp::create(then, l, rest, size);
-      }
-      reduceSharedSerially(
-          k, then, l, srcShared->second, dim, kind, accType, out,
-          [&](OpBuilder &sb, Location sl, Value acc) {
-            Value at = k.sharedOffset(sb, sl, dst, out);
-            Value old = memref::LoadOp::create(sb, sl, dst.memory, at);
-            memref::StoreOp::create(sb, sl, finish(sb, sl, old, acc),
-                                    dst.memory, at);
-          });
-      scf::YieldOp::create(then, l);
-    });
+    forEachDealtElement(
+        k, b, loc, dst.type.getShape(),
+        [&](OpBuilder &then, Location l, ValueRange out) {
+          reduceSharedSerially(
+              k, then, l, srcShared->second, dim, kind, accType, out,
+              [&](OpBuilder &sb, Location sl, Value acc) {
+                Value at = k.sharedOffset(sb, sl, dst, out);
+                Value old = memref::LoadOp::create(sb, sl, dst.memory, at);
+                memref::StoreOp::create(sb, sl, finish(sb, sl, old, acc),
+                                        dst.memory, at);
+              });
+        });
     k.barrier(b, loc);
   } else {
     return op.emitOpError("reduces a fragment into shared memory on the GPU; "
@@ -399,28 +379,9 @@ static void scanShared(KernelLowering &k, OpBuilder &b, Location loc,
   ArrayRef<int64_t> shape = src.type.getShape();
   SmallVector<int64_t> rows(shape);
   rows.erase(rows.begin() + dim);
-  int64_t count = product(rows);
   Type type = src.type.getElementType();
-  auto run = scf::ForOp::create(
-      b, loc, k.constant(b, loc, 0),
-      k.constant(b, loc, llvm::divideCeil(count, k.threads)),
-      k.constant(b, loc, 1));
-  OpBuilder ib = OpBuilder::atBlockTerminator(run.getBody());
-  Value linear = arith::AddIOp::create(
-      ib, loc,
-      arith::MulIOp::create(ib, loc, run.getInductionVar(),
-                            k.constant(ib, loc, k.threads)),
-      k.threadId);
-  Value inRange = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ult,
-                                        linear, k.constant(ib, loc, count));
-  scf::IfOp::create(ib, loc, inRange, [&](OpBuilder &then, Location l) {
-    SmallVector<Value> row(rows.size());
-    Value rest = linear;
-    for (int64_t d = rows.size() - 1; d >= 0; --d) {
-      Value size = k.constant(then, l, rows[d]);
-      row[d] = arith::RemUIOp::create(then, l, rest, size);
-      rest = arith::DivUIOp::create(then, l, rest, size);
-    }
+  forEachDealtElement(k, b, loc, rows, [&](OpBuilder &then, Location l,
+                                           ValueRange row) {
     Value zero = arith::ConstantOp::create(then, l, type,
                                            then.getZeroAttr(type));
     Value last = k.constant(then, l, shape[dim] - 1);
@@ -438,7 +399,6 @@ static void scanShared(KernelLowering &k, OpBuilder &b, Location loc,
                                   k.sharedOffset(sb, sl, dst, index));
           scf::YieldOp::create(sb, sl, ValueRange{sum});
         });
-    scf::YieldOp::create(then, l);
   });
 }
 
