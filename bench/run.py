@@ -6,8 +6,9 @@ Run on the GPU machine with the device bundle (docs/performance.md):
 
     python3 bench/run.py --tile-run /tmp/tile/bin/tile-run --out $OUT/bench
 
-Measures fp16/bf16 GEMM (square sizes and LLM shapes), copy and elementwise
-add bandwidth, row softmax and row sum, compile latency and launch overhead.
+Measures fp16/bf16 GEMM (square sizes and LLM shapes), FlashAttention
+forward against torch's SDPA (flash backend), copy and elementwise add
+bandwidth, row softmax and row sum, compile latency and launch overhead.
 Every kernel is checked against a reference before it is timed; a mismatch
 is reported as failed and not timed. Writes results.json, results.md (the
 table for docs/performance.md) and results.png into --out.
@@ -38,6 +39,9 @@ GEMM_CONFIGS = [
     (128, 128, 32, 256, 4),
 ]
 SQUARE = [1024, 2048, 4096, 8192]
+# Attention: (batch * heads, seq) with 128k tokens in all, head dims 64 and
+# 128, causal and not.
+ATTENTION = [(128, 1024), (64, 2048), (32, 4096), (16, 8192)]
 LLM = [(4096, 4096, 4096), (4096, 11008, 4096), (4096, 4096, 11008)]
 
 
@@ -194,6 +198,43 @@ class Bench:
             if best[0] is None or s < best[0]:
                 best = (s, list(cfg))
         return best
+
+    # ------------------------------------------------------------------
+    # Attention
+    # ------------------------------------------------------------------
+    def bench_attention(self, bh, seq, d, causal):
+        torch = self.torch
+        import torch.nn.functional as F
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        gen = torch.Generator(device="cuda").manual_seed(bh * seq + d)
+        q, k, v = (torch.randn(1, bh, seq, d, device="cuda",
+                               dtype=torch.float16, generator=gen)
+                   for _ in range(3))
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            sdpa = lambda: F.scaled_dot_product_attention(q, k, v,
+                                                          is_causal=causal)
+            ref = sdpa()
+            runs = 20
+            torch_s = self.time_torch(sdpa, runs)
+        paths = [self.save(f"{n}.npy", t[0].cpu().numpy())
+                 for n, t in (("q", q), ("k", k), ("v", v))]
+        pref = self.save("ref.npy", ref[0].cpu().numpy())
+        flops = 4.0 * bh * seq * seq * d / (2 if causal else 1)
+        entry_name = f"flash_attention_d{d}" + ("_causal" if causal else "")
+        ok, seconds, out = self.run_tile(
+            os.path.join(ROOT, "examples/flash_attention.mlir"),
+            [f"@{p}" for p in paths] + [f"f16:{bh}x{seq}x{d}=zeros"],
+            (3, pref), (2e-2, 2e-2), runs, entry=entry_name)
+        entry = dict(kind="attention", shape=[bh, seq, d], causal=causal,
+                     sdpa_tflops=flops / torch_s / 1e12)
+        if ok:
+            entry.update(status="ok", tflops=flops / seconds / 1e12,
+                         vs_sdpa=torch_s / seconds)
+        else:
+            entry["status"] = "failed"
+            log(f"attention {bh}x{seq}x{d} causal={causal}: FAILED\n"
+                + out[-2000:])
+        self.record(**entry)
 
     # ------------------------------------------------------------------
     # Memory-bound kernels
@@ -375,6 +416,12 @@ class Bench:
                         if m == n == k and m in sizes:
                             continue  # measured with the square sizes
                         self.bench_gemm(dtype, m, n, k)
+        if want("attention"):
+            shapes = ATTENTION[:2] if self.args.quick else ATTENTION
+            for d in [64, 128]:
+                for bh, seq in shapes:
+                    for causal in [False, True]:
+                        self.bench_attention(bh, seq, d, causal)
         if want("memory"):
             self.bench_copy(8192, 8192)
             self.bench_add(8192, 8192)
@@ -406,6 +453,19 @@ def markdown(results, device, commit, date):
             f"| {shape} | {r['dtype']} | {r['tflops']:.1f} | "
             f"{r['cublas_tflops']:.1f} | {tri} | {r['vs_cublas']:.2f} | "
             f"{vs_tri} | {r['config']} |")
+    attention = [r for r in results if r["kind"] == "attention"]
+    if attention:
+        lines += ["", "| attention (bh, seq, d) | causal | tile TFLOP/s | "
+                  "SDPA TFLOP/s | tile/SDPA |", "| --- | --- | --- | --- | --- |"]
+    for r in attention:
+        shape = ", ".join(map(str, r["shape"]))
+        causal = "yes" if r["causal"] else "no"
+        if r["status"] != "ok":
+            lines.append(f"| {shape} | {causal} | FAILED | "
+                         f"{r['sdpa_tflops']:.0f} | |")
+        else:
+            lines.append(f"| {shape} | {causal} | {r['tflops']:.1f} | "
+                         f"{r['sdpa_tflops']:.1f} | {r['vs_sdpa']:.2f} |")
     lines += ["", "| kernel | shape | tile GB/s | torch GB/s | tile/torch |",
               "| --- | --- | --- | --- | --- |"]
     for r in results:
@@ -471,8 +531,10 @@ def main():
     parser.add_argument("--commit", default="unknown",
                         help="commit the binary was built from")
     parser.add_argument("--quick", action="store_true",
-                        help="GEMM at 1024 and 2048 only")
-    parser.add_argument("--only", help="comma list of gemm,memory,compile")
+                        help="GEMM at 1024 and 2048, attention at seq 1024 "
+                        "and 2048 only")
+    parser.add_argument("--only",
+                        help="comma list of gemm,attention,memory,compile")
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     os.makedirs(args.out, exist_ok=True)

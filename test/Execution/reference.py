@@ -10,6 +10,8 @@ copy    M N        x.npy (f16), ref.npy
 add     M N        a.npy, b.npy (f32), ref.npy
 softmax M N        x.npy (f32), ref.npy (row softmax)
 rowsum  M N        x.npy (f32), ref.npy (f32 M, row sums)
+attention BH S D C q.npy, k.npy, v.npy (f16 BHxSxD), ref.npy (f16,
+                   softmax(q k^T / sqrt(D)) v; causal when C is 1)
 
 or:     reference.py eval OUTDIR EXPR NAME=DIST:TYPE:SHAPE...
         makes each input (DIST randn, int, ones or arange; TYPE a numpy
@@ -81,6 +83,19 @@ def main():
         x = rng.standard_normal((m, n)).astype(np.float32)
         save("x.npy", x)
         save("ref.npy", x.astype(np.float64).sum(axis=1).astype(np.float32))
+    elif kind == "attention":
+        bh, s, d, causal = sizes
+        q, k, v = (rng.standard_normal((bh, s, d)).astype(np.float16)
+                   for _ in range(3))
+        scores = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)
+        scores /= np.sqrt(d)
+        if causal:
+            scores[:, ~np.tril(np.ones((s, s), bool))] = -np.inf
+        p = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        p /= p.sum(axis=-1, keepdims=True)
+        for name, array in (("q", q), ("k", k), ("v", v)):
+            save(name + ".npy", array)
+        save("ref.npy", (p @ v.astype(np.float64)).astype(np.float16))
     else:
         sys.exit(f"reference.py: unknown kind {kind}")
 

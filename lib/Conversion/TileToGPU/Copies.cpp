@@ -14,8 +14,10 @@
 #include "KernelLowering.h"
 
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+#include "tile/Layout/FragmentTransfer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -324,12 +326,6 @@ void storeSlot(OpBuilder &b, Location loc, const FragmentStorage &fragment,
       ValueRange{arith::ConstantIndexOp::create(b, loc, slot)});
 }
 
-SmallVector<unsigned> identityDims(unsigned rank) {
-  SmallVector<unsigned> dims(rank);
-  std::iota(dims.begin(), dims.end(), 0);
-  return dims;
-}
-
 /// Slot runs of `fragment` that hold `width` consecutive innermost elements:
 /// calls `body` with the run's first slot and the logical index of its first
 /// element, under the thread's ownership guard.
@@ -425,7 +421,108 @@ Side sharedSide(const SharedStorage &shared) {
   return side;
 }
 
+
+/// The 32-bit type a shuffle moves `type` (32 bits at most) in.
+Type getShuffleType(Type type) {
+  if (isa<FloatType>(type))
+    return Float32Type::get(type.getContext());
+  return IntegerType::get(type.getContext(), 32);
+}
+
+/// How `op`, a copy between two fragments, moves its elements.
+FragmentTransfer planCopyTransfer(KernelLowering &k, CopyOp op) {
+  auto layoutOf = [](Value fragment) {
+    return cast<FragmentLayoutAttr>(
+               fragment.getDefiningOp<FragmentOp>().getLayoutAttr())
+        .toLayout();
+  };
+  Type element = cast<FragmentType>(op.getSource().getType()).getElementType();
+  return planFragmentTransfer(layoutOf(op.getSource()), layoutOf(op.getDest()),
+                              element.getIntOrFloatBitWidth(), k.threads,
+                              k.target.warpSize);
+}
+
+/// The scratch a fragment-to-fragment copy goes through: the tile in the
+/// destination's element type, rows padded by 16 bytes against bank
+/// conflicts.
+SharedStorage getCopyScratch(CopyOp op) {
+  auto type = cast<FragmentType>(op.getDest().getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t pad = 16 / elementBytes(type.getElementType());
+  SmallVector<Layout::DimFactors> dims;
+  int64_t stride = 1;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    dims.insert(dims.begin(), Layout::DimFactors{{shape[d], 0, stride}});
+    stride *= shape[d] + (d + 1 == int64_t(shape.size()) && shape.size() > 1
+                              ? pad
+                              : 0);
+  }
+  SharedStorage scratch;
+  scratch.layout = Layout(dims, 1);
+  scratch.type = MemRefType::get(shape, type.getElementType());
+  scratch.stageElements = scratch.layout.getOutExtents()[0];
+  return scratch;
+}
+
+/// A copy between fragments: register moves where every element stays on
+/// its thread, shuffles where it stays in its warp, else a trip through
+/// shared scratch.
+LogicalResult copyBetweenFragments(KernelLowering &k, OpBuilder &b,
+                                   Location loc, CopyOp op,
+                                   const FragmentStorage &src,
+                                   const FragmentStorage &dst) {
+  Type dstType = dst.type.getElementType();
+  FragmentTransfer transfer = planCopyTransfer(k, op);
+  if (transfer.kind == TransferKind::SharedMemory) {
+    SharedStorage scratch = getCopyScratch(op);
+    auto offset = op->getAttrOfType<IntegerAttr>("tile.scratch");
+    if (!offset)
+      return op.emitOpError("has no shared scratch planned");
+    scratch.memory = k.scratchView(b, loc, offset.getInt(),
+                                   scratch.stageElements, dstType);
+    k.barrier(b, loc);
+    storeFragmentToShared(k, b, loc, src, scratch);
+    k.barrier(b, loc);
+    loadFragmentFromShared(k, b, loc, scratch, dst);
+    return success();
+  }
+  Type srcType = src.type.getElementType();
+  for (auto [slot, from] : llvm::enumerate(transfer.sourceSlot)) {
+    if (from < 0)
+      continue;
+    Value v = loadSlot(b, loc, src, from);
+    int64_t replica = transfer.sourceReplica[slot];
+    if (replica >= 0) {
+      // Every lane reads the replica's owner, in its own warp.
+      Type wide = getShuffleType(srcType);
+      SmallVector<Value> index = k.fragmentIndex(b, loc, dst.layout, slot);
+      Value thread = k.fragmentThread(b, loc, src.layout, index, replica);
+      Value lane = arith::IndexCastUIOp::create(
+          b, loc, b.getI32Type(),
+          arith::RemUIOp::create(b, loc, thread,
+                                 k.constant(b, loc, k.target.warpSize)));
+      Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                 k.target.warpSize);
+      v = gpu::ShuffleOp::create(b, loc, convertScalar(b, loc, v, wide), lane,
+                                 width, gpu::ShuffleMode::IDX)
+              .getShuffleResult();
+    }
+    storeSlot(b, loc, dst, slot, convertScalar(b, loc, v, dstType));
+  }
+  return success();
+}
+
 } // namespace
+
+int64_t mlir::tile::gpu_lowering::getCopyScratchBytes(KernelLowering &k,
+                                                      CopyOp op) {
+  if (!isa<FragmentType>(op.getSource().getType()) ||
+      !isa<FragmentType>(op.getDest().getType()) ||
+      planCopyTransfer(k, op).kind != TransferKind::SharedMemory)
+    return 0;
+  SharedStorage scratch = getCopyScratch(op);
+  return scratch.stageElements * elementBytes(scratch.type.getElementType());
+}
 
 void mlir::tile::gpu_lowering::forEachDealtElement(
     KernelLowering &k, OpBuilder &b, Location loc, ArrayRef<int64_t> fullShape,
@@ -488,20 +585,9 @@ LogicalResult mlir::tile::gpu_lowering::lowerCopy(KernelLowering &k,
     k.barrier(b, loc);
 
   if (src.kind == Side::Fragment && dst.kind == Side::Fragment) {
-    const Layout &from = src.fragment->layout, &to = dst.fragment->layout;
-    SmallVector<unsigned> dims = identityDims(getFragmentRank(to));
-    for (int64_t slot = 0, e = getSlotExtent(to); slot < e; ++slot) {
-      if (!k.isSlotUsed(to, slot))
-        continue;
-      std::optional<int64_t> fromSlot = k.mapSlot(to, slot, from, dims);
-      if (!fromSlot)
-        return op.emitOpError("copies between fragments whose layouts put an "
-                              "element on different threads; this needs a "
-                              "trip through shared memory, which the GPU "
-                              "lowering does not do yet");
-      Value v = loadSlot(b, loc, *src.fragment, *fromSlot);
-      storeSlot(b, loc, *dst.fragment, slot, convertScalar(b, loc, v, dstType));
-    }
+    if (failed(copyBetweenFragments(k, b, loc, op, *src.fragment,
+                                    *dst.fragment)))
+      return failure();
   } else if (src.kind == Side::Fragment) {
     // Each thread writes the elements it holds, once per element.
     storeFragment(k, b, loc, *src.fragment, dst);

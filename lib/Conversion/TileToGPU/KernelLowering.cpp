@@ -256,10 +256,9 @@ SmallVector<Value> KernelLowering::delinearize(OpBuilder &b, Location loc,
   return index;
 }
 
-Value KernelLowering::sharedOffset(OpBuilder &b, Location loc,
-                                   const SharedStorage &buffer,
-                                   ValueRange index) {
-  const Layout &layout = buffer.layout;
+Value KernelLowering::applyLayout(OpBuilder &b, Location loc,
+                                  const Layout &layout, ValueRange index,
+                                  unsigned outDim) {
   Value offset;
   int64_t staticOffset = 0;
   for (auto [d, value] : llvm::enumerate(index)) {
@@ -268,7 +267,7 @@ Value KernelLowering::sharedOffset(OpBuilder &b, Location loc,
     int64_t position = 1;
     for (size_t i = factors.size(); i-- > 0;) {
       const LayoutFactor &f = factors[i];
-      if (f.size > 1 && f.stride != 0) {
+      if (f.size > 1 && f.stride != 0 && f.outDim == outDim) {
         if (constantValue) {
           staticOffset += ((*constantValue / position) % f.size) * f.stride;
         } else {
@@ -295,6 +294,22 @@ Value KernelLowering::sharedOffset(OpBuilder &b, Location loc,
     result = staticOffset
                  ? arith::AddIOp::create(b, loc, offset, result).getResult()
                  : offset;
+  return result;
+}
+
+Value KernelLowering::fragmentThread(OpBuilder &b, Location loc,
+                                     const Layout &fragment, ValueRange index,
+                                     int64_t replica) {
+  SmallVector<Value> point(index);
+  point.push_back(constant(b, loc, replica));
+  return applyLayout(b, loc, fragment, point, kThreadAxis);
+}
+
+Value KernelLowering::sharedOffset(OpBuilder &b, Location loc,
+                                   const SharedStorage &buffer,
+                                   ValueRange index) {
+  const Layout &layout = buffer.layout;
+  Value result = applyLayout(b, loc, layout, index, /*outDim=*/0);
   if (std::optional<Swizzle> swizzle = layout.getSwizzle()) {
     int64_t mask = ((int64_t(1) << swizzle->bits) - 1)
                    << (swizzle->base + swizzle->shift);
@@ -397,6 +412,8 @@ LogicalResult KernelLowering::planSharedMemory() {
       scratch = getReduceScratchBytes(*this, reduce);
     else if (auto cumsum = dyn_cast<CumSumOp>(op))
       scratch = getCumSumScratchBytes(*this, cumsum);
+    else if (auto copy = dyn_cast<CopyOp>(op))
+      scratch = getCopyScratchBytes(*this, copy);
     if (scratch > 0)
       requests.push_back({op, scratch, positionOf(op), positionOf(op)});
     return WalkResult::advance();

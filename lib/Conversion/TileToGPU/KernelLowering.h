@@ -110,6 +110,14 @@ public:
   Value areRowsAligned(OpBuilder &b, Location loc, Value memref,
                        int64_t elements);
 
+  /// Output `outDim` of `layout` at a run-time `index` (one value per input
+  /// dim of `layout`; constants fold), before any swizzle.
+  Value applyLayout(OpBuilder &b, Location loc, const Layout &layout,
+                    ValueRange index, unsigned outDim);
+  /// The thread holding replica `replica` of fragment element `index`.
+  Value fragmentThread(OpBuilder &b, Location loc, const Layout &fragment,
+                       ValueRange index, int64_t replica);
+
   /// Element offset of `index` in a shared buffer (layout and swizzle).
   Value sharedOffset(OpBuilder &b, Location loc, const SharedStorage &buffer,
                      ValueRange index);
@@ -157,6 +165,9 @@ FailureOr<PipelinePlan> planPipeline(KernelLowering &k, PipelinedOp op);
 /// fragments), planned before lowering.
 int64_t getReduceScratchBytes(KernelLowering &k, ReduceOp op);
 int64_t getCumSumScratchBytes(KernelLowering &k, CumSumOp op);
+/// Bytes of shared scratch a fragment-to-fragment copy needs (0 when its
+/// threads exchange data in registers).
+int64_t getCopyScratchBytes(KernelLowering &k, CopyOp op);
 
 /// Calls `body` with this thread's logical indices of a tile of `shape`,
 /// elements dealt round-robin over the block's threads (under a guard

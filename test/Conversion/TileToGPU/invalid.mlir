@@ -12,19 +12,6 @@ func.func @no_layout(%X: memref<32xf32>) {
 
 // -----
 
-func.func @fragment_to_fragment_across_threads(%X: memref<32xf32>) {
-  tile.kernel grid(%bx) in (1) threads(32) {
-    %a = tile.fragment layout(#tile.fragment<[[32:t1]]>) : !tile.fragment<32xf32>
-    %b = tile.fragment layout(#tile.fragment<[[32:s1]], replicate [32:t1]>) : !tile.fragment<32xf32>
-    tile.copy %X[0] -> %a : memref<32xf32>, !tile.fragment<32xf32>
-    // expected-error @+1 {{copies between fragments whose layouts put an element on different threads}}
-    tile.copy %a -> %b : !tile.fragment<32xf32>, !tile.fragment<32xf32>
-  }
-  return
-}
-
-// -----
-
 func.func @fragment_reduced_into_shared(%X: memref<32x32xf32>) {
   tile.kernel grid(%bx) in (1) threads(32) {
     %a = tile.fragment layout(#tile.fragment<[[32:t1], [32:s1]]>) : !tile.fragment<32x32xf32>

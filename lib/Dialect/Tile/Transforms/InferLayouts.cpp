@@ -18,6 +18,7 @@
 #include "tile/Dialect/Tile/Transforms/GemmPlan.h"
 #include "tile/Dialect/Tile/Transforms/Transforms.h"
 #include "tile/Layout/FragmentLayouts.h"
+#include "tile/Layout/FragmentTransfer.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
@@ -485,6 +486,31 @@ void LayoutInference::write() {
       op.setLayoutAttr(attr(decision.layout));
     remark(op, op.getLayoutAttr(), decision.origin);
   }
+  if (!explain)
+    return;
+  // How copies between fragments move their elements.
+  kernel.walk([&](CopyOp copy) {
+    auto source = fragments.find(copy.getSource());
+    auto dest = fragments.find(copy.getDest());
+    if (source == fragments.end() || dest == fragments.end())
+      return;
+    unsigned bits =
+        cast<FragmentType>(copy.getSource().getType()).getElementTypeBitWidth();
+    FragmentTransfer transfer =
+        planFragmentTransfer(source->second.layout, dest->second.layout, bits,
+                             threads, target.warpSize);
+    InFlightDiagnostic diag = copy.emitRemark("moves elements through ")
+                              << transfer.describe();
+    if (transfer.kind == TransferKind::SharedMemory)
+      diag << (bits > 32 && planFragmentTransfer(source->second.layout,
+                                                 dest->second.layout, 32,
+                                                 threads, target.warpSize)
+                                    .kind != TransferKind::SharedMemory
+                   ? ": shuffles move 32 bits at most"
+                   : ": the two layouts put elements in different warps");
+    else if (transfer.kind == TransferKind::WarpShuffle)
+      diag << ": the two layouts put elements on different lanes of a warp";
+  });
 }
 
 LogicalResult LayoutInference::run() {
