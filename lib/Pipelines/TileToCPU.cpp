@@ -6,6 +6,8 @@
 
 #include "tile/Pipelines/Pipelines.h"
 
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+
 #include "tile/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -16,6 +18,9 @@
 using namespace mlir;
 
 void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
+  TileAttachTargetOptions target;
+  target.chip = "host";
+  pm.addPass(createTileAttachTarget(target));
   pm.addPass(createConvertTileToCPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -60,12 +60,13 @@ StringRef mlir::tile::getCudaToolkitPath() {
 
 void mlir::tile::buildTileToNVVMPipeline(
     OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
-  TileInferLayoutsOptions inference;
-  inference.chip = options.chip;
-  pm.addPass(createTileInferLayouts(inference));
-  ConvertTileToGPUOptions lowering;
-  lowering.chip = options.chip;
-  pm.addPass(createConvertTileToGPU(lowering));
+  TileAttachTargetOptions tileTarget;
+  tileTarget.chip = options.chip;
+  tileTarget.features.assign(options.instructions.begin(),
+                             options.instructions.end());
+  pm.addPass(createTileAttachTarget(tileTarget));
+  pm.addPass(createTileInferLayouts());
+  pm.addPass(createConvertTileToGPU());
   // Outline before any canonicalization: outlining sinks the constants
   // kernels use into them, so slot indices stay constants (and fragments
   // registers) instead of becoming kernel parameters.

@@ -6,25 +6,100 @@
 
 #include "tile/Target/Target.h"
 
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/Twine.h"
+
 using namespace mlir;
 using namespace mlir::tile;
+
+StringRef mlir::tile::getFeatureName(Feature feature) {
+  switch (feature) {
+  case Feature::CpAsync:
+    return "cp.async";
+  case Feature::LdMatrix:
+    return "ldmatrix";
+  case Feature::MmaSync:
+    return "mma.sync";
+  case Feature::Tma:
+    return "tma";
+  case Feature::Wgmma:
+    return "wgmma";
+  case Feature::Mfma:
+    return "mfma";
+  }
+  return "";
+}
+
+std::optional<Feature> mlir::tile::parseFeature(StringRef name) {
+  for (unsigned bit = 0; bit < kNumFeatures; ++bit) {
+    auto feature = static_cast<Feature>(1u << bit);
+    if (getFeatureName(feature) == name)
+      return feature;
+  }
+  return std::nullopt;
+}
+
+SmallVector<StringRef> TargetInfo::getFeatureNames() const {
+  SmallVector<StringRef> names;
+  for (unsigned bit = 0; bit < kNumFeatures; ++bit)
+    if (features & (1u << bit))
+      names.push_back(getFeatureName(static_cast<Feature>(1u << bit)));
+  return names;
+}
+
+/// Largest dynamic shared memory per block of an NVIDIA compute capability
+/// (CUDA programming guide, "Technical Specifications per Compute
+/// Capability").
+static int64_t getNvidiaSharedMemory(int64_t version) {
+  switch (version) {
+  case 80:
+  case 87:
+    return 163 * 1024;
+  case 90:
+  case 100:
+  case 103:
+    return 227 * 1024;
+  case 75:
+    return 64 * 1024;
+  case 70:
+  case 72:
+    return 96 * 1024;
+  default:
+    return 99 * 1024; // sm_86, sm_89, sm_110, sm_120, ...
+  }
+}
 
 FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
   TargetInfo info;
   info.chip = chip.str();
   if (chip == "host" || chip == "cpu") {
     info.chip = "host";
+    info.sharedMemoryBytes = int64_t(1) << 40;
     return info;
   }
+  auto set = [&](Feature f) { info.features |= static_cast<uint32_t>(f); };
   if (chip.consume_front("sm_")) {
     StringRef digits = chip;
-    digits.consume_back("a");
+    bool archSpecific = digits.consume_back("a");
     unsigned version;
     if (digits.getAsInteger(10, version) || version < 70 || version > 120)
       return failure();
     info.vendor = Vendor::NVIDIA;
     info.version = version;
     info.warpSize = 32;
+    info.sharedMemoryBytes = getNvidiaSharedMemory(version);
+    info.registersPerThread = 255;
+    if (version >= 75)
+      set(Feature::LdMatrix);
+    if (version >= 80) {
+      set(Feature::CpAsync);
+      set(Feature::MmaSync);
+    }
+    if (version >= 90)
+      set(Feature::Tma);
+    // wgmma and setmaxnreg exist on sm_90a only (not sm_100a's successor).
+    if (version == 90 && archSpecific)
+      set(Feature::Wgmma);
     return info;
   }
   if (chip.consume_front("gfx")) {
@@ -37,9 +112,44 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
     info.vendor = Vendor::AMD;
     info.version = version;
     info.warpSize = version >= 1000 ? 32 : 64;
+    info.sharedMemoryBytes = 64 * 1024;
+    // CDNA2/3 give a wave 512 VGPRs (256 arch + 256 accumulation).
+    info.registersPerThread = version >= 908 && version < 1000 ? 512 : 256;
+    if (version >= 908 && version < 1000)
+      set(Feature::Mfma);
     return info;
   }
   return failure();
+}
+
+FailureOr<TargetInfo>
+TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
+                std::string &error) {
+  FailureOr<TargetInfo> info = parse(chip);
+  if (failed(info)) {
+    error = ("unknown chip '" + chip + "'; expected one of " + getKnownChips())
+                .str();
+    return failure();
+  }
+  if (!featureNames)
+    return info;
+  uint32_t allowed = 0;
+  for (StringRef name : *featureNames) {
+    std::optional<Feature> feature = parseFeature(name);
+    if (!feature) {
+      error = ("unknown feature '" + name +
+               "'; expected cp.async, ldmatrix, mma.sync, tma, wgmma or mfma")
+                  .str();
+      return failure();
+    }
+    if (!info->has(*feature)) {
+      error = ("feature '" + name + "' does not exist on " + info->chip).str();
+      return failure();
+    }
+    allowed |= static_cast<uint32_t>(*feature);
+  }
+  info->features = allowed;
+  return info;
 }
 
 StringRef mlir::tile::getKnownChips() {

@@ -32,7 +32,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
   let summary = "lower tile kernels to gpu.launch with per-thread code";
   let description = [{
     Expects every fragment and tile.parallel to have a layout
-    (tile-infer-layouts). Rewrites every `tile.kernel` into a `gpu.launch`
+    (tile-infer-layouts) and the module a GPU target (`tile.target`, see
+    tile-attach-target), whose features choose the strategies. Rewrites every `tile.kernel` into a `gpu.launch`
     of `threads` threads whose code each thread runs:
     - fragments become per-thread arrays indexed by static slot numbers
       (promoted to registers by LLVM); shared buffers become views into one
@@ -48,10 +49,6 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
       shared memory; tile.parallel bodies are unrolled over the thread's
       slots; pipelined loops become `scf.for`.
   }];
-  let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
-           "Target chip">
-  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",

@@ -24,6 +24,11 @@ struct TileToNVVMPipelineOptions
   PassOptions::Option<std::string> chip{*this, "chip",
                                         llvm::cl::desc("Target chip"),
                                         llvm::cl::init("sm_80")};
+  PassOptions::ListOption<std::string> instructions{
+      *this, "instructions",
+      llvm::cl::desc("Instruction families kernels may use (default: all "
+                     "the chip has): cp.async, ldmatrix, mma.sync, tma, "
+                     "wgmma")};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features, e.g. +ptx80"),
       llvm::cl::init("+ptx80")};

@@ -4,9 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A TargetInfo names a chip (sm_80, sm_90a, gfx942, host) and answers what
-// layout inference and the lowerings ask of it: its warp size and which
-// matrix instructions exist.
+// A TargetInfo describes the chip tile kernels are compiled for (sm_80,
+// sm_90a, gfx942, host): its warp size, shared-memory and register limits,
+// and the instruction families the compiler may use. It is built once from
+// the module's `#tile.target` attribute (or a chip name) and handed to layout
+// inference and the lowerings, which choose their strategies from it rather
+// than from version checks of their own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,11 +17,38 @@
 #define TILE_TARGET_TARGET_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir::tile {
+
+/// Instruction families a strategy may need. Names (for `#tile.target`'s
+/// `features`) in getFeatureName.
+enum class Feature : uint32_t {
+  /// Asynchronous global-to-shared copies of 4-16 bytes (sm_80+).
+  CpAsync = 1u << 0,
+  /// Warp-wide 8x8 matrix loads from shared memory (sm_75+).
+  LdMatrix = 1u << 1,
+  /// Warp-level tensor-core MMA, m16n8k* (sm_80+).
+  MmaSync = 1u << 2,
+  /// Bulk tensor copies described by tensor maps, completing on mbarriers
+  /// (sm_90+).
+  Tma = 1u << 3,
+  /// Warpgroup-level asynchronous MMA from shared-memory descriptors, and
+  /// register reallocation between warpgroups (sm_90a).
+  Wgmma = 1u << 4,
+  /// CDNA matrix-core instructions (gfx908+).
+  Mfma = 1u << 5,
+};
+constexpr unsigned kNumFeatures = 6;
+
+/// "cp.async", "ldmatrix", "mma.sync", "tma", "wgmma", "mfma".
+StringRef getFeatureName(Feature feature);
+std::optional<Feature> parseFeature(StringRef name);
 
 struct TargetInfo {
   enum class Vendor { NVIDIA, AMD, CPU };
@@ -30,19 +60,33 @@ struct TargetInfo {
   int64_t version = 0;
   /// Threads that execute in lockstep: 32 (NVIDIA), 64 (CDNA), 1 (CPU).
   int64_t warpSize = 1;
+  /// Largest dynamic shared memory (LDS) per block, in bytes.
+  int64_t sharedMemoryBytes = 0;
+  /// 32-bit registers (VGPRs) one thread may use.
+  int64_t registersPerThread = 0;
+  /// The Feature bits the compiler may use.
+  uint32_t features = 0;
 
-  /// Parses a chip name; fails on names it does not know.
+  /// Describes `chip` with every feature it has; fails on names it does not
+  /// know.
   static FailureOr<TargetInfo> parse(StringRef chip);
+  /// Describes `chip`, restricted to `featureNames` when given (each must
+  /// exist on the chip); fails with a message in `error` otherwise.
+  static FailureOr<TargetInfo>
+  get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
+      std::string &error);
 
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
   bool isAMD() const { return vendor == Vendor::AMD; }
   bool isCPU() const { return vendor == Vendor::CPU; }
-  /// mma.sync m16n8k{8,16,32}, ldmatrix, cp.async: sm_80 and newer.
-  bool hasMmaSync() const { return isNVIDIA() && version >= 80; }
-  /// wgmma, TMA: sm_90a only.
-  bool hasWgmma() const { return isNVIDIA() && chip == "sm_90a"; }
-  /// MFMA: CDNA2 (gfx90a) and CDNA3 (gfx940-942).
-  bool hasMfma() const { return isAMD() && version >= 908; }
+  bool has(Feature feature) const {
+    return features & static_cast<uint32_t>(feature);
+  }
+  bool hasMmaSync() const { return has(Feature::MmaSync); }
+  bool hasWgmma() const { return has(Feature::Wgmma); }
+  bool hasMfma() const { return has(Feature::Mfma); }
+  /// The names of the features this target may use, in Feature order.
+  SmallVector<StringRef> getFeatureNames() const;
 };
 
 /// The chip names parse() accepts, for diagnostics.

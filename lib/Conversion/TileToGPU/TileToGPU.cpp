@@ -33,18 +33,21 @@ struct ConvertTileToGPUPass
   using Base::Base;
 
   void runOnOperation() override {
-    FailureOr<TargetInfo> target = TargetInfo::parse(chip);
-    if (failed(target) || target->isCPU()) {
-      getOperation()->emitError("convert-tile-to-gpu needs a GPU chip, got '")
-          << chip << "'; expected one of " << getKnownChips();
-      return signalPassFailure();
-    }
     SmallVector<KernelOp> kernels;
     getOperation()->walk([&](KernelOp kernel) { kernels.push_back(kernel); });
     IRRewriter rewriter(&getContext());
-    for (KernelOp kernel : kernels)
+    for (KernelOp kernel : kernels) {
+      FailureOr<TargetInfo> target = getTarget(kernel);
+      if (failed(target))
+        return signalPassFailure();
+      if (target->isCPU()) {
+        kernel.emitOpError("cannot be lowered to the GPU for target '")
+            << target->chip << "'; attach a GPU target (tile-attach-target)";
+        return signalPassFailure();
+      }
       if (failed(lowerKernelToGPU(rewriter, kernel, *target)))
         return signalPassFailure();
+    }
   }
 };
 } // namespace

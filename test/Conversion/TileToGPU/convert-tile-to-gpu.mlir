@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-infer-layouts=chip=sm_80 --convert-tile-to-gpu=chip=sm_80 --canonicalize --cse --split-input-file | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target=chip=sm_80 --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse --split-input-file | FileCheck %s
 
 // A kernel becomes a gpu.launch of its threads with one dynamic shared
 // block; a global-to-shared copy and back move 16-byte vectors when the

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu=chip=sm_80 --canonicalize --cse | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-infer-layouts="chip=sm_80 explain" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: tile-opt %s --split-input-file --tile-attach-target=chip=sm_80 --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target=chip=sm_80 --tile-infer-layouts=explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
 // A copy between fragments moves each element in registers where both
 // layouts keep it on one thread (here: the mma.sync accumulator to the

@@ -1,5 +1,5 @@
 // Programs convert-tile-to-gpu cannot lower get a diagnostic at the op.
-// RUN: tile-opt %s --split-input-file --verify-diagnostics --convert-tile-to-gpu=chip=sm_80
+// RUN: tile-opt %s --split-input-file --verify-diagnostics --tile-attach-target=chip=sm_80 --convert-tile-to-gpu
 
 func.func @no_layout(%X: memref<32xf32>) {
   tile.kernel grid(%bx) in (1) threads(32) {

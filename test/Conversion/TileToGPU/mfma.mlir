@@ -1,5 +1,5 @@
 // Layouts inferred for an AMD chip (MFMA) do not lower to NVVM.
-// RUN: tile-opt %s --tile-infer-layouts=chip=gfx942 --convert-tile-to-gpu=chip=gfx942 --verify-diagnostics
+// RUN: tile-opt %s --tile-attach-target=chip=gfx942 --tile-infer-layouts --convert-tile-to-gpu --verify-diagnostics
 
 func.func @mfma(%A: memref<16x16xf16>, %B: memref<16x16xf16>) {
   tile.kernel grid(%bx) in (1) threads(64) {

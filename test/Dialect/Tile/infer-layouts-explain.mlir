@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-infer-layouts=explain --verify-diagnostics -o /dev/null
+// RUN: tile-opt %s --tile-attach-target=chip=sm_80 --tile-infer-layouts=explain --verify-diagnostics -o /dev/null
 
 // With `explain`, every buffer and loop says why it got its layout, and
 // points at the op that decided it.

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-infer-layouts --split-input-file -verify-diagnostics
+// RUN: tile-opt %s --tile-attach-target=chip=sm_80 --tile-infer-layouts --split-input-file -verify-diagnostics
 
 func.func @n_not_multiple_of_8() {
   tile.kernel grid(%bx) in (1) threads(128) {

@@ -1,6 +1,6 @@
-// RUN: tile-opt %s --tile-infer-layouts --split-input-file | FileCheck %s --check-prefixes=CHECK,SM80
-// RUN: tile-opt %s --tile-infer-layouts=chip=gfx942 --split-input-file | FileCheck %s --check-prefixes=CHECK,CDNA
-// RUN: tile-opt %s --tile-infer-layouts=chip=sm_70 --split-input-file | FileCheck %s --check-prefixes=CHECK,FMA
+// RUN: tile-opt %s --tile-attach-target=chip=sm_80 --tile-infer-layouts --split-input-file | FileCheck %s --check-prefixes=CHECK,SM80
+// RUN: tile-opt %s --tile-attach-target=chip=gfx942 --tile-infer-layouts --split-input-file | FileCheck %s --check-prefixes=CHECK,CDNA
+// RUN: tile-opt %s --tile-attach-target=chip=sm_70 --tile-infer-layouts --split-input-file | FileCheck %s --check-prefixes=CHECK,FMA
 
 // The accumulator gets the matrix instruction's layout tiled over the warps
 // (on sm_80 mma.sync m16n8k16, 2x2 warps of 4x8 tiles for 128x128 on 128

@@ -479,8 +479,55 @@ LogicalResult RasterAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 //===----------------------------------------------------------------------===//
+// TargetAttr
+//===----------------------------------------------------------------------===//
+
+/// The feature names of a verified `features` list.
+static std::optional<SmallVector<StringRef>> getFeatureNames(ArrayAttr list) {
+  if (!list)
+    return std::nullopt;
+  SmallVector<StringRef> names;
+  for (Attribute name : list)
+    names.push_back(cast<StringAttr>(name).getValue());
+  return names;
+}
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef chip, ArrayAttr features) {
+  if (features && !llvm::all_of(features, llvm::IsaPred<StringAttr>))
+    return emitError() << "target features must be strings, got " << features;
+  std::string error;
+  std::optional<SmallVector<StringRef>> names = getFeatureNames(features);
+  if (failed(TargetInfo::get(chip,
+                             names ? std::optional<ArrayRef<StringRef>>(*names)
+                                   : std::nullopt,
+                             error)))
+    return emitError() << error;
+  return success();
+}
+
+TargetInfo TargetAttr::getInfo() const {
+  std::string error;
+  std::optional<SmallVector<StringRef>> names = getFeatureNames(getFeatures());
+  return *TargetInfo::get(getChip(),
+                          names ? std::optional<ArrayRef<StringRef>>(*names)
+                                : std::nullopt,
+                          error);
+}
+
+//===----------------------------------------------------------------------===//
 // Queries
 //===----------------------------------------------------------------------===//
+
+FailureOr<TargetInfo> mlir::tile::getTarget(Operation *op) {
+  for (Operation *at = op; at; at = at->getParentOp())
+    if (auto target =
+            at->getAttrOfType<TargetAttr>(TargetAttr::getAttrName()))
+      return target.getInfo();
+  return op->emitOpError("has no target: give the module a `tile.target` "
+                         "attribute (tile-attach-target, e.g. "
+                         "--tile-attach-target=chip=sm_90a)");
+}
 
 LayoutAttrInterface mlir::tile::getBufferLayoutAttr(Value buffer) {
   Operation *def = buffer.getDefiningOp();

@@ -20,3 +20,13 @@ void TileDialect::initialize() {
   registerTypes();
   registerAttributes();
 }
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() == TargetAttr::getAttrName() &&
+      !isa<TargetAttr>(attr.getValue()))
+    return op->emitError("'") << TargetAttr::getAttrName()
+                              << "' must be a #tile.target, got "
+                              << attr.getValue();
+  return success();
+}

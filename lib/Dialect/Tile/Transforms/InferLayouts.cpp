@@ -538,16 +538,11 @@ struct TileInferLayoutsPass
   using Base::Base;
 
   void runOnOperation() override {
-    FailureOr<TargetInfo> target = TargetInfo::parse(chip);
-    if (failed(target)) {
-      getOperation()->emitError("unknown chip '")
-          << chip << "'; expected one of " << getKnownChips();
-      return signalPassFailure();
-    }
     WalkResult result = getOperation()->walk([&](KernelOp kernel) {
-      return failed(inferLayouts(kernel, *target, explain))
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
+      FailureOr<TargetInfo> target = getTarget(kernel);
+      if (failed(target) || failed(inferLayouts(kernel, *target, explain)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();

@@ -167,4 +167,40 @@ def Tile_RasterAttr : Tile_Attr<"Raster", "raster"> {
   let genVerifyDecl = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Target
+//===----------------------------------------------------------------------===//
+
+def Tile_TargetAttr : Tile_Attr<"Target", "target"> {
+  let summary = "the chip tile kernels are compiled for";
+  let description = [{
+    Describes the target once for the whole module: it sits on the module as
+    `tile.target` (written by `tile-attach-target` or the `tile-to-*`
+    pipelines), and layout inference and the lowerings read it to choose
+    their strategies. `chip` is `sm_80`, `sm_90a`, `gfx942`, `host`, ...;
+    from it follow the warp size, the shared-memory and register limits and
+    the instruction families that exist. `features`, when present, restricts
+    the instruction families the compiler may use to those listed (each must
+    exist on the chip): `cp.async`, `ldmatrix`, `mma.sync`, `tma`, `wgmma`,
+    `mfma`. Leaving one out forces the next-best strategy (e.g. sm_90a
+    without `wgmma` and `tma` takes the Ampere-class path).
+
+    ```mlir
+    module attributes {tile.target = #tile.target<"sm_90a">} {}
+    module attributes {tile.target = #tile.target<"sm_90a", features = ["cp.async", "ldmatrix", "mma.sync"]>} {}
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"chip name">:$chip,
+                        OptionalParameter<"::mlir::ArrayAttr">:$features);
+  let assemblyFormat = "`<` $chip (`,` `features` `=` $features^)? `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// What the target is and allows (the attribute is verified, so this
+    /// succeeds).
+    ::mlir::tile::TargetInfo getInfo() const;
+    /// The name modules carry the attribute under.
+    static ::llvm::StringRef getAttrName() { return "tile.target"; }
+  }];
+}
+
 #endif // TILE_DIALECT_TILE_IR_TILEATTRDEFS_TD

@@ -12,6 +12,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "tile/Layout/FragmentLayouts.h"
 #include "tile/Layout/Layout.h"
+#include "tile/Target/Target.h"
 
 #include "llvm/ADT/Hashing.h"
 
@@ -31,6 +32,10 @@ namespace mlir::tile {
 /// The layout attribute of a buffer: the `layout` of the tile.alloc_shared or
 /// tile.fragment that defines it; null if it has none.
 LayoutAttrInterface getBufferLayoutAttr(Value buffer);
+
+/// The target of `op`: the `tile.target` of its nearest ancestor that has
+/// one (usually the module). Emits an error on `op` when there is none.
+FailureOr<TargetInfo> getTarget(Operation *op);
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILE_IR_TILEATTRS_H

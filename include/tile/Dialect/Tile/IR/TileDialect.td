@@ -33,6 +33,7 @@ def Tile_Dialect : Dialect {
     void registerAttributes();
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",

@@ -9,12 +9,33 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
+  let summary = "give the module the #tile.target its kernels compile for";
+  let description = [{
+    Sets the module's `tile.target` attribute to `#tile.target<chip>`
+    (restricted to `features` when given), replacing any target it had.
+    Layout inference and the lowerings read the target from there: the chip
+    decides the warp size, the limits and the instruction families, and
+    `features` can withhold some of them (e.g. `features=cp.async,ldmatrix,
+    mma.sync` on sm_90a keeps kernels on the Ampere-class path). Fails on an
+    unknown chip or a feature the chip lacks.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "Target chip: sm_80, sm_90a, gfx942, host, ...">,
+    ListOption<"features", "features", "std::string",
+               "Instruction families kernels may use (default: all the "
+               "chip has): cp.async, ldmatrix, mma.sync, tma, wgmma, mfma">
+  ];
+}
+
 def TileInferLayouts : Pass<"tile-infer-layouts"> {
   let summary = "give every fragment, shared buffer and parallel loop a layout";
   let description = [{
-    Runs on every `tile.kernel` under the op it is scheduled on. Afterwards
-    every `tile.fragment`, `tile.alloc_shared` and `tile.parallel` carries a
-    `layout` attribute.
+    Runs on every `tile.kernel` under the op it is scheduled on, for the
+    target of the enclosing module (`tile.target`, see tile-attach-target).
+    Afterwards every `tile.fragment`, `tile.alloc_shared` and
+    `tile.parallel` carries a `layout` attribute.
 
     Layouts come, in order of precedence, from:
     1. user annotations (`layout(...)` written in the source);
@@ -38,9 +59,6 @@ def TileInferLayouts : Pass<"tile-infer-layouts"> {
     when a gemm's tile shape does not fit the instruction.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
-           "Target chip (sm_80, sm_90a, gfx942, ...) whose instructions "
-           "decide the gemm layouts">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark on every buffer and loop saying why it got its "
            "layout">

@@ -1,0 +1,44 @@
+//===- AttachTarget.cpp - tile-attach-target ------------------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEATTACHTARGET
+#include "tile/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+struct TileAttachTargetPass
+    : public tile::impl::TileAttachTargetBase<TileAttachTargetPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    ArrayAttr featureList;
+    if (!features.empty()) {
+      SmallVector<Attribute> names;
+      for (const std::string &name : features)
+        names.push_back(StringAttr::get(context, name));
+      featureList = ArrayAttr::get(context, names);
+    }
+    auto target = TargetAttr::getChecked(
+        [&] { return module.emitError(); }, context, StringRef(chip),
+        featureList);
+    if (!target)
+      return signalPassFailure();
+    module->setAttr(TargetAttr::getAttrName(), target);
+  }
+};
+} // namespace

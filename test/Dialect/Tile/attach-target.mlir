@@ -1,0 +1,14 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a" | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync" | FileCheck %s --check-prefix=RESTRICTED
+// RUN: not tile-opt %s --split-input-file --tile-attach-target=chip=sm_5 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=wgmma,dma" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="chip=sm_80 features=wgmma" 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// tile-attach-target sets the module's target, replacing one it had.
+// CHECK: module attributes {tile.target = #tile.target<"sm_90a">}
+// RESTRICTED: module attributes {tile.target = #tile.target<"sm_90a", features = ["cp.async", "ldmatrix", "mma.sync"]>}
+// CHIP: error: unknown chip 'sm_5'; expected one of sm_70 .. sm_120 (sm_90a for Hopper features), gfx9xx (gfx90a, gfx942), gfx10xx-gfx12xx, host
+// UNKNOWN: error: unknown feature 'dma'; expected cp.async, ldmatrix, mma.sync, tma, wgmma or mfma
+// MISSING: error: feature 'wgmma' does not exist on sm_80
+module attributes {tile.target = #tile.target<"sm_80">} {
+}
