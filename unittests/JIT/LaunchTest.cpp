@@ -14,6 +14,12 @@
 #include "tile/InitTile.h"
 #include "tile/JIT/Device.h"
 #include "tile/JIT/Kernel.h"
+#ifdef TILE_HAS_CUDA_RUNTIME
+#include "tile/Runtime/CudaRuntime.h"
+#endif
+#ifdef TILE_HAS_ROCM_RUNTIME
+#include "tile/Runtime/RocmRuntime.h"
+#endif
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -242,6 +248,39 @@ TEST_F(LaunchTest, SelectsDevicesByName) {
   EXPECT_EQ((*offline)->allocate(4), nullptr);
   EXPECT_TRUE(failed((*offline)->synchronize()));
   EXPECT_EQ((*offline)->getLastError(), "sm_90a (no device) cannot run code");
+}
+
+/// A GPU device comes from the runtime this build has: without its GPU, the
+/// reason is the runtime's own.
+void expectGpuDeviceFromRuntime(Target target, const char *name,
+                                runtime::Runtime *runtime) {
+  std::string why;
+  std::unique_ptr<Device> gpu = createGpuDevice(target, "", &why);
+  if (!runtime) {
+    EXPECT_EQ(gpu, nullptr);
+    EXPECT_EQ(why.rfind("this build has no ", 0), 0u) << why;
+    return;
+  }
+  std::string runtimeWhy;
+  bool present = runtime->initialize(&runtimeWhy);
+  EXPECT_EQ(bool(gpu), present) << name;
+  if (!present)
+    EXPECT_EQ(why, runtimeWhy) << name;
+  else
+    EXPECT_EQ(gpu->getChip(), runtime->getDeviceInfo().chip);
+}
+
+TEST(Devices, GpuDevicesUseTheBuildsRuntimes) {
+#ifdef TILE_HAS_CUDA_RUNTIME
+  expectGpuDeviceFromRuntime(Target::CUDA, "cuda", &runtime::getCudaRuntime());
+#else
+  expectGpuDeviceFromRuntime(Target::CUDA, "cuda", nullptr);
+#endif
+#ifdef TILE_HAS_ROCM_RUNTIME
+  expectGpuDeviceFromRuntime(Target::ROCm, "rocm", &runtime::getRocmRuntime());
+#else
+  expectGpuDeviceFromRuntime(Target::ROCm, "rocm", nullptr);
+#endif
 }
 
 /// y[i] = a * x[i * stride] + y[i] for i < n, through memrefs with dynamic
