@@ -154,6 +154,7 @@ FailureOr<void *> Executable::lookupSymbol(StringRef name,
 
 FailureOr<Executable::PackedFunction>
 Executable::lookup(StringRef function, std::string *error) {
+  std::lock_guard<std::mutex> lock(functionsMutex);
   auto it = functions.find(function);
   if (it != functions.end())
     return it->second;
@@ -163,6 +164,37 @@ Executable::lookup(StringRef function, std::string *error) {
   auto packed = reinterpret_cast<PackedFunction>(*symbol);
   functions[function] = packed;
   return packed;
+}
+
+FailureOr<const Signature *>
+Executable::getSignature(StringRef function, std::string *error) const {
+  auto it = signatures.find(function);
+  if (it != signatures.end())
+    return &it->second;
+  if (error) {
+    auto reason = signatureErrors.find(function);
+    *error = reason != signatureErrors.end()
+                 ? reason->second
+                 : "no public function @" + function.str() +
+                       " in the compiled module";
+  }
+  return failure();
+}
+
+void Executable::recordSignatures(ModuleOp module) {
+  if (hasSignatures)
+    return;
+  hasSignatures = true;
+  for (auto function : module.getOps<FunctionOpInterface>()) {
+    if (!function.isPublic() || function.isExternal())
+      continue;
+    std::string error;
+    FailureOr<Signature> signature = Signature::get(function, error);
+    if (succeeded(signature))
+      signatures[function.getName()] = std::move(*signature);
+    else
+      signatureErrors[function.getName()] = std::move(error);
+  }
 }
 
 LogicalResult Executable::runConstructors(std::string *error) {
@@ -214,6 +246,7 @@ Compiler::compile(ModuleOp module, CompileReport *reportOut) {
   auto known = memory.find(report.key);
   if (known != memory.end()) {
     report.cache = CacheResult::MemoryHit;
+    known->second->recordSignatures(module);
     return known->second;
   }
   if (diskCache) {
@@ -232,6 +265,7 @@ Compiler::compile(ModuleOp module, CompileReport *reportOut) {
       }
       if (succeeded(loaded)) {
         report.cache = CacheResult::DiskHit;
+        (*loaded)->recordSignatures(module);
         memory[report.key] = *loaded;
         return loaded;
       }
@@ -256,6 +290,7 @@ Compiler::compile(ModuleOp module, CompileReport *reportOut) {
       diskCache.reset();
     }
   }
+  (*compiled)->recordSignatures(module);
   memory[report.key] = *compiled;
   return compiled;
 }

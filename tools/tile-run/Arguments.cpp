@@ -10,7 +10,6 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 
@@ -18,210 +17,51 @@ using namespace mlir;
 using namespace mlir::tile::run;
 
 //===----------------------------------------------------------------------===//
-// Half-precision conversions (round to nearest even)
+// Element types
 //===----------------------------------------------------------------------===//
 
-static uint32_t bitsOf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  return x;
-}
-
-static float floatOf(uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-
-static uint16_t floatToHalf(float value) {
-  uint32_t x = bitsOf(value);
-  uint32_t sign = (x >> 16) & 0x8000;
-  uint32_t mantissa = x & 0x7fffff;
-  int32_t exponent = int32_t((x >> 23) & 0xff) - 127 + 15;
-  if (((x >> 23) & 0xff) == 0xff)
-    return sign | 0x7c00 | (mantissa ? 0x200 : 0);
-  if (exponent >= 0x1f)
-    return sign | 0x7c00;
-  if (exponent <= 0) {
-    if (exponent < -10)
-      return sign;
-    mantissa |= 0x800000;
-    int shift = 14 - exponent;
-    uint32_t half = mantissa >> shift;
-    uint32_t rest = mantissa & ((1u << shift) - 1), middle = 1u << (shift - 1);
-    if (rest > middle || (rest == middle && (half & 1)))
-      ++half;
-    return sign | half;
-  }
-  uint32_t half = (uint32_t(exponent) << 10) | (mantissa >> 13);
-  uint32_t rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
-    ++half; // A carry into the exponent rounds up correctly, to inf too.
-  return sign | half;
-}
-
-static float halfToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  if (exponent == 0) {
-    float f = std::ldexp(float(mantissa), -24);
-    return sign ? -f : f;
-  }
-  if (exponent == 0x1f)
-    return floatOf(sign | 0x7f800000 | (mantissa << 13));
-  return floatOf(sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
-
-static uint16_t floatToBFloat(float value) {
-  uint32_t x = bitsOf(value);
-  if (std::isnan(value))
-    return uint16_t((x >> 16) | 0x40);
-  return uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
-
-static float bfloatToFloat(uint16_t b) { return floatOf(uint32_t(b) << 16); }
-
-//===----------------------------------------------------------------------===//
-// ElementType
-//===----------------------------------------------------------------------===//
-
-int64_t ElementType::getBytes() const {
-  switch (kind) {
-  case F16:
-  case BF16:
-  case I16:
-    return 2;
-  case F32:
-  case I32:
-    return 4;
-  case F64:
-  case I64:
-  case Index:
-    return 8;
-  case I1:
-  case I8:
-    return 1;
-  }
-  return 0;
-}
-
-StringRef ElementType::getName() const {
-  static const char *names[] = {"f16", "bf16", "f32", "f64", "i1",
-                                "i8",  "i16",  "i32", "i64", "index"};
-  return names[kind];
-}
-
-std::optional<StringRef> ElementType::getNpyDtype() const {
-  static const char *dtypes[] = {"f2", nullptr, "f4", "f8", "b1",
-                                 "i1", "i2",    "i4", "i8", "i8"};
-  if (!dtypes[kind])
+std::optional<ElementType> mlir::tile::run::parseHostType(StringRef name) {
+  std::optional<ElementType> type = jit::parseElementType(name);
+  if (!type || *type == ElementType::F8E4M3FN || *type == ElementType::F8E5M2)
     return std::nullopt;
-  return StringRef(dtypes[kind]);
+  return type;
 }
 
-std::optional<ElementType> ElementType::parse(StringRef name) {
-  for (unsigned kind = F16; kind <= Index; ++kind)
-    if (ElementType{static_cast<Kind>(kind)}.getName() == name)
-      return ElementType{static_cast<Kind>(kind)};
-  return std::nullopt;
-}
-
-std::optional<ElementType> ElementType::fromNpy(StringRef dtype) {
-  std::optional<Kind> kind = llvm::StringSwitch<std::optional<Kind>>(dtype)
-                                 .Case("f2", F16)
-                                 .Case("f4", F32)
-                                 .Case("f8", F64)
-                                 .Case("b1", I1)
-                                 .Cases({"i1", "u1"}, I8)
-                                 .Cases({"i2", "u2"}, I16)
-                                 .Cases({"i4", "u4"}, I32)
-                                 .Cases({"i8", "u8"}, I64)
-                                 .Default(std::nullopt);
-  if (!kind)
+std::optional<StringRef> mlir::tile::run::getNpyDtype(ElementType type) {
+  switch (type) {
+  case ElementType::F16:
+    return StringRef("f2");
+  case ElementType::F32:
+    return StringRef("f4");
+  case ElementType::F64:
+    return StringRef("f8");
+  case ElementType::I1:
+    return StringRef("b1");
+  case ElementType::I8:
+    return StringRef("i1");
+  case ElementType::I16:
+    return StringRef("i2");
+  case ElementType::I32:
+    return StringRef("i4");
+  case ElementType::I64:
+  case ElementType::Index:
+    return StringRef("i8");
+  default:
     return std::nullopt;
-  return ElementType{*kind};
+  }
 }
 
-std::optional<ElementType> ElementType::fromMLIR(Type type) {
-  if (type.isF16())
-    return ElementType{F16};
-  if (type.isBF16())
-    return ElementType{BF16};
-  if (type.isF32())
-    return ElementType{F32};
-  if (type.isF64())
-    return ElementType{F64};
-  if (type.isIndex())
-    return ElementType{Index};
-  if (auto integer = dyn_cast<IntegerType>(type)) {
-    switch (integer.getWidth()) {
-    case 1:
-      return ElementType{I1};
-    case 8:
-      return ElementType{I8};
-    case 16:
-      return ElementType{I16};
-    case 32:
-      return ElementType{I32};
-    case 64:
-      return ElementType{I64};
-    }
-  }
-  return std::nullopt;
-}
-
-double ElementType::load(const char *p) const {
-  auto read = [&](auto value) {
-    std::memcpy(&value, p, sizeof(value));
-    return value;
-  };
-  switch (kind) {
-  case F16:
-    return halfToFloat(read(uint16_t()));
-  case BF16:
-    return bfloatToFloat(read(uint16_t()));
-  case F32:
-    return read(float());
-  case F64:
-    return read(double());
-  case I1:
-    return read(uint8_t()) != 0;
-  case I8:
-    return read(int8_t());
-  case I16:
-    return read(int16_t());
-  case I32:
-    return read(int32_t());
-  case I64:
-  case Index:
-    return double(read(int64_t()));
-  }
-  return 0;
-}
-
-void ElementType::store(char *p, double value) const {
-  auto write = [&](auto v) { std::memcpy(p, &v, sizeof(v)); };
-  switch (kind) {
-  case F16:
-    return write(floatToHalf(float(value)));
-  case BF16:
-    return write(floatToBFloat(float(value)));
-  case F32:
-    return write(float(value));
-  case F64:
-    return write(value);
-  case I1:
-    return write(uint8_t(value != 0));
-  case I8:
-    return write(int8_t(value));
-  case I16:
-    return write(int16_t(value));
-  case I32:
-    return write(int32_t(value));
-  case I64:
-  case Index:
-    return write(int64_t(value));
-  }
+std::optional<ElementType> mlir::tile::run::fromNpyDtype(StringRef dtype) {
+  return llvm::StringSwitch<std::optional<ElementType>>(dtype)
+      .Case("f2", ElementType::F16)
+      .Case("f4", ElementType::F32)
+      .Case("f8", ElementType::F64)
+      .Case("b1", ElementType::I1)
+      .Cases({"i1", "u1"}, ElementType::I8)
+      .Cases({"i2", "u2"}, ElementType::I16)
+      .Cases({"i4", "u4"}, ElementType::I32)
+      .Cases({"i8", "u8"}, ElementType::I64)
+      .Default(std::nullopt);
 }
 
 //===----------------------------------------------------------------------===//
@@ -247,15 +87,6 @@ std::string HostArray::formatIndex(int64_t i) const {
   return s + "]";
 }
 
-std::string mlir::tile::run::formatShape(ArrayRef<int64_t> shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string s;
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? "x" : "") + std::to_string(d);
-  return s;
-}
-
 FailureOr<ArgSpec> mlir::tile::run::parseArgSpec(StringRef text,
                                                  std::string &error) {
   ArgSpec spec;
@@ -271,7 +102,7 @@ FailureOr<ArgSpec> mlir::tile::run::parseArgSpec(StringRef text,
     return failure();
   }
   auto [typeName, shapeText] = head.split(':');
-  std::optional<ElementType> type = ElementType::parse(typeName);
+  std::optional<ElementType> type = parseHostType(typeName);
   if (!type) {
     error = "unknown element type '" + typeName.str() +
             "' (expected f16, bf16, f32, f64, i1, i8, i16, i32, i64 or index)";
@@ -320,7 +151,7 @@ FailureOr<HostArray> mlir::tile::run::readArray(StringRef path,
   FailureOr<NpyArray> npy = readNpy(path, error);
   if (failed(npy))
     return failure();
-  std::optional<ElementType> type = ElementType::fromNpy(npy->dtype);
+  std::optional<ElementType> type = fromNpyDtype(npy->dtype);
   if (!type) {
     error = (path + ": unsupported dtype '" + npy->dtype + "'").str();
     return failure();
@@ -351,14 +182,15 @@ FailureOr<HostArray> mlir::tile::run::materialize(const ArgSpec &spec,
       return file;
     // Convert (e.g. f32 files for bf16 parameters: NumPy has no bf16).
     HostArray converted{spec.type, file->shape, {}};
-    converted.data.assign(file->getNumElements() * spec.type.getBytes(), '\0');
+    converted.data.assign(file->getNumElements() * jit::getByteWidth(spec.type),
+                          '\0');
     for (int64_t i = 0, e = file->getNumElements(); i < e; ++i)
       converted.set(i, file->get(i));
     return converted;
   }
   HostArray array{spec.type, spec.shape, {}};
   int64_t n = array.getNumElements();
-  array.data.assign(n * spec.type.getBytes(), '\0');
+  array.data.assign(n * jit::getByteWidth(spec.type), '\0');
   if (spec.isScalar) {
     double value;
     if (init.getAsDouble(value)) {
@@ -394,8 +226,8 @@ FailureOr<HostArray> mlir::tile::run::materialize(const ArgSpec &spec,
     std::mt19937_64 engine(*seed);
     std::normal_distribution<double> normal;
     for (int64_t i = 0; i < n; ++i)
-      array.set(i, spec.type.isFloat() ? normal(engine)
-                                       : std::round(normal(engine) * 4));
+      array.set(i, jit::isFloat(spec.type) ? normal(engine)
+                                           : std::round(normal(engine) * 4));
     return array;
   }
   if (std::optional<uint64_t> seed = parseSeeded(init, "rand")) {
@@ -416,16 +248,16 @@ LogicalResult mlir::tile::run::writeArray(StringRef path,
                                           std::string &error) {
   NpyArray npy;
   npy.shape = array.shape;
-  if (std::optional<StringRef> dtype = array.type.getNpyDtype()) {
+  if (std::optional<StringRef> dtype = getNpyDtype(array.type)) {
     npy.dtype = dtype->str();
     npy.data = array.data;
   } else {
     // NumPy has no bf16: write f32.
-    ElementType f32{ElementType::F32};
     npy.dtype = "f4";
     npy.data.resize(array.getNumElements() * 4);
     for (int64_t i = 0, e = array.getNumElements(); i < e; ++i)
-      f32.store(npy.data.data() + i * 4, array.get(i));
+      jit::storeElement(ElementType::F32, npy.data.data() + i * 4,
+                        array.get(i));
   }
   return writeNpy(path, npy, error);
 }

@@ -15,33 +15,21 @@
 
 #include "Npy.h"
 
-#include "mlir/IR/Types.h"
+#include "tile/JIT/ElementType.h"
+#include "tile/JIT/Signature.h"
 
 #include <string>
 
 namespace mlir::tile::run {
 
-/// An element type tile-run can hold on the host.
-struct ElementType {
-  enum Kind { F16, BF16, F32, F64, I1, I8, I16, I32, I64, Index };
-  Kind kind = F32;
+using jit::ElementType;
 
-  int64_t getBytes() const;
-  bool isFloat() const { return kind <= F64; }
-  /// The name used in --arg specs: f16, bf16, f32, f64, i1, i8, ..., index.
-  StringRef getName() const;
-  /// NumPy's dtype ("f2", "i4", ...); bf16 has none.
-  std::optional<StringRef> getNpyDtype() const;
-
-  static std::optional<ElementType> parse(StringRef name);
-  static std::optional<ElementType> fromNpy(StringRef dtype);
-  static std::optional<ElementType> fromMLIR(Type type);
-
-  double load(const char *p) const;
-  void store(char *p, double value) const;
-
-  bool operator==(const ElementType &o) const { return kind == o.kind; }
-};
+/// The element types tile-run reads and writes (all but the 8-bit floats),
+/// by name: f16, bf16, f32, f64, i1, i8, i16, i32, i64, index.
+std::optional<ElementType> parseHostType(StringRef name);
+/// NumPy's dtype ("f2", "i4", ...); bf16 has none.
+std::optional<StringRef> getNpyDtype(ElementType type);
+std::optional<ElementType> fromNpyDtype(StringRef dtype);
 
 /// A dense row-major array on the host.
 struct HostArray {
@@ -50,8 +38,12 @@ struct HostArray {
   std::string data;
 
   int64_t getNumElements() const;
-  double get(int64_t i) const { return type.load(data.data() + i * type.getBytes()); }
-  void set(int64_t i, double v) { type.store(data.data() + i * type.getBytes(), v); }
+  double get(int64_t i) const {
+    return jit::loadElement(type, data.data() + i * jit::getByteWidth(type));
+  }
+  void set(int64_t i, double v) {
+    jit::storeElement(type, data.data() + i * jit::getByteWidth(type), v);
+  }
   /// `[i, j, ...]` of the i-th element.
   std::string formatIndex(int64_t i) const;
 };
@@ -69,8 +61,7 @@ struct ArgSpec {
   std::string init;
 };
 
-/// `128x64`, or `scalar` for rank 0.
-std::string formatShape(ArrayRef<int64_t> shape);
+using jit::formatShape;
 
 /// Parses `TYPE[:SHAPE]=INIT` or `@file.npy`.
 FailureOr<ArgSpec> parseArgSpec(StringRef text, std::string &error);

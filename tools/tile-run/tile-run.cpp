@@ -17,10 +17,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Arguments.h"
-#include "Device.h"
 
-#include "tile/JIT/Compiler.h"
 #include "tile/InitTile.h"
+#include "tile/JIT/Compiler.h"
+#include "tile/JIT/Device.h"
+#include "tile/JIT/Kernel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -152,53 +153,11 @@ FailureOr<std::pair<unsigned, std::string>> parseIndexed(StringRef text,
   return std::make_pair(i, path.str());
 }
 
-/// The memref descriptors and scalars of one call, as MLIR's packed
-/// interface wants them: one pointer per LLVM-level argument.
-class PackedArguments {
-public:
-  void addMemRef(void *data, ArrayRef<int64_t> shape) {
-    pointers.push_back(data);
-    args.push_back(&pointers.back()); // allocated
-    args.push_back(&pointers.back()); // aligned
-    addInt(0);                        // offset
-    for (int64_t size : shape)
-      addInt(size);
-    int64_t stride = 1;
-    SmallVector<int64_t> strides(shape.size());
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      strides[d] = stride;
-      stride *= shape[d];
-    }
-    for (int64_t s : strides)
-      addInt(s);
-  }
-  void addScalar(StringRef bytes) {
-    scalars.emplace_back(bytes.str());
-    args.push_back(scalars.back().data());
-  }
-  void **data() { return args.data(); }
-
-private:
-  void addInt(int64_t value) {
-    ints.push_back(value);
-    args.push_back(&ints.back());
-  }
-  std::deque<void *> pointers;
-  std::deque<int64_t> ints;
-  std::deque<std::string> scalars;
-  std::vector<void *> args;
-};
-
 struct Argument {
   HostArray host;
   bool isMemRef = false;
   void *device = nullptr;
 };
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 
 } // namespace
 
@@ -226,7 +185,8 @@ int main(int argc, char **argv) {
 
   if (listDevices) {
     std::string why;
-    std::unique_ptr<Device> gpu = createCudaDevice(chipName, &why);
+    std::unique_ptr<jit::Device> gpu =
+        jit::createGpuDevice(jit::Target::CUDA, chipName, &why);
     if (!gpu) {
       llvm::outs() << "cuda: none (" << why << ")\n";
       return kExitFailure;
@@ -255,26 +215,15 @@ int main(int argc, char **argv) {
     return usageError("no input file (see --help)");
 
   // Target.
-  std::unique_ptr<Device> device;
-  if (targetName == "auto") {
-    device = createCudaDevice(chipName);
-    if (!device)
-      device = createCpuDevice();
-  } else if (targetName == "cpu") {
-    device = createCpuDevice();
-  } else if (targetName == "cuda") {
-    std::string why;
-    device = createCudaDevice(chipName, &why);
-    if (!device && compileOnly && !chipName.empty())
-      device = createOfflineCudaDevice(chipName);
-    if (!device)
-      return fail("no CUDA device: " + why);
-  } else if (targetName == "rocm") {
-    return fail("the ROCm target is not available in this build");
-  } else {
+  if (targetName != "auto" && !jit::parseTarget(targetName))
     return usageError("unknown target '" + targetName +
                       "' (expected auto, cuda, rocm or cpu)");
-  }
+  std::string error;
+  FailureOr<std::unique_ptr<jit::Device>> selected =
+      jit::selectDevice(targetName, chipName, compileOnly, error);
+  if (failed(selected))
+    return fail(error);
+  jit::Device *device = selected->get();
   options.target = device->getTarget();
   options.chip = device->getChip();
 
@@ -287,7 +236,6 @@ int main(int argc, char **argv) {
   // Diagnostics point at the user's source; the IR of a failing pass stage
   // is not for users.
   context.printOpOnDiagnostic(false);
-  std::string error;
   std::unique_ptr<llvm::MemoryBuffer> file =
       openInputFile(inputFile, &error);
   if (!file)
@@ -324,12 +272,12 @@ int main(int argc, char **argv) {
     entry = candidates.front();
     entryName = entry.getSymName().str();
   }
-  FunctionType signature = entry.getFunctionType();
-  if (signature.getNumResults() != 0)
+  FunctionType functionType = entry.getFunctionType();
+  if (functionType.getNumResults() != 0)
     return usageError("@" + entryName +
                       " returns values; tile-run runs functions that write "
                       "their results into memref arguments");
-  unsigned numArgs = signature.getNumInputs();
+  unsigned numArgs = functionType.getNumInputs();
   if (compileOnly) {
     options.initialize = false;
     jit::Compiler compiler(options, device->getRuntimeSymbols());
@@ -351,50 +299,39 @@ int main(int argc, char **argv) {
                       " arguments, got " + Twine(argSpecs.size()) +
                       " --arg options");
 
-  // Arguments.
+  // Arguments, checked against the signature as the run will pass them.
+  FailureOr<jit::Signature> signatureOrError =
+      jit::Signature::get(entry, error);
+  if (failed(signatureOrError))
+    return usageError(error);
+  const jit::Signature &callSignature = *signatureOrError;
+  jit::PackedArguments packed(callSignature);
   std::vector<Argument> arguments(numArgs);
   for (unsigned i = 0; i < numArgs; ++i) {
-    Type type = signature.getInput(i);
-    auto where = "argument #" + std::to_string(i) + " (" +
-                 std::string(llvm::formatv("{0}", type)) + "): ";
+    const jit::Parameter &parameter = callSignature.parameters[i];
+    std::string where = callSignature.describeArgument(i);
     FailureOr<ArgSpec> spec = parseArgSpec(argSpecs[i], error);
     if (failed(spec))
       return usageError(where + error);
     FailureOr<HostArray> array = materialize(*spec, error);
     if (failed(array))
       return usageError(where + error);
-    Type elementType = type;
-    auto memref = dyn_cast<MemRefType>(type);
-    if (memref) {
-      if (!memref.getLayout().isIdentity() || memref.getMemorySpace())
-        return usageError(where +
-                          "tile-run passes dense row-major buffers in the "
-                          "default memory space");
-      elementType = memref.getElementType();
-      if (spec->isScalar)
-        return usageError(where + "expects an array, got a scalar");
-      if (array->shape.size() != size_t(memref.getRank()))
-        return usageError(where + "rank " + Twine(array->shape.size()) +
-                          " does not match the parameter's rank " +
-                          Twine(memref.getRank()));
-      for (int64_t d = 0; d < memref.getRank(); ++d)
-        if (!memref.isDynamicDim(d) &&
-            memref.getDimSize(d) != array->shape[d])
-          return usageError(where + "shape " + formatShape(array->shape) +
-                            " does not match the parameter's static shape");
-    } else if (!array->shape.empty() && array->getNumElements() != 1) {
+    if (parameter.isMemRef() && !parameter.rowMajor)
+      return usageError(where + "tile-run passes dense row-major buffers");
+    if (parameter.isMemRef() && !spec->isScalar) {
+      if (failed(packed.setMemRef(i, array->data.data(), array->type,
+                                  array->shape, {}, &error)))
+        return usageError(error);
+    } else if (!parameter.isMemRef() && !array->shape.empty() &&
+               array->getNumElements() != 1) {
       return usageError(where + "expects a scalar, got an array of shape " +
                         formatShape(array->shape));
+    } else if (failed(packed.setScalar(i, array->type, array->data.data(),
+                                       &error))) {
+      return usageError(error);
     }
-    std::optional<ElementType> expected = ElementType::fromMLIR(elementType);
-    if (!expected)
-      return usageError(where + "tile-run cannot pass this type");
-    if (!(*expected == array->type))
-      return usageError(where + "element type " + array->type.getName() +
-                        " does not match the parameter's " +
-                        expected->getName());
     arguments[i].host = std::move(*array);
-    arguments[i].isMemRef = bool(memref);
+    arguments[i].isMemRef = parameter.isMemRef();
   }
 
   // Outputs and checks.
@@ -447,38 +384,36 @@ int main(int argc, char **argv) {
                            std::chrono::steady_clock::now() - start)
                            .count();
   }
-  FailureOr<jit::Executable::PackedFunction> function =
-      (*executable)->lookup(entryName, &error);
-  if (failed(function))
-    return fail("cannot find @" + entryName + " in the compiled module: " +
-                   error);
+  FailureOr<jit::Kernel> kernel =
+      jit::Kernel::get(*executable, entryName, *device, &error);
+  if (failed(kernel))
+    return fail(error);
 
   // Run.
-  PackedArguments packed;
-  for (Argument &arg : arguments) {
-    if (!arg.isMemRef) {
-      packed.addScalar(arg.host.data);
+  for (auto [i, arg] : llvm::enumerate(arguments)) {
+    if (!arg.isMemRef)
       continue;
-    }
     arg.device = device->allocate(arg.host.data.size());
     if (!arg.device)
       return fail("cannot allocate " + Twine(arg.host.data.size()) +
-                     " bytes on " + device->getDescription());
-    if (failed(device->copyToDevice(arg.device, arg.host.data)))
+                  " bytes on " + device->getDescription());
+    if (failed(device->copyToDevice(arg.device, arg.host.data.data(),
+                                    arg.host.data.size())))
       return fail(device->getLastError());
-    packed.addMemRef(arg.device, arg.host.shape);
+    // Checked above with the host copy.
+    (void)packed.setMemRef(i, arg.device, arg.host.type, arg.host.shape, {},
+                           nullptr);
   }
   auto runStart = std::chrono::steady_clock::now();
-  (*function)(packed.data());
-  if (failed(device->synchronize()))
-    return fail("running @" + entryName + " failed: " +
-                   device->getLastError());
+  if (failed(kernel->call(packed, &error)))
+    return fail("running @" + entryName + " failed: " + error);
   double runSeconds = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - runStart)
                           .count();
   for (Argument &arg : arguments)
     if (arg.isMemRef &&
-        failed(device->copyToHost(arg.host.data, arg.device)))
+        failed(device->copyToHost(arg.host.data.data(), arg.device,
+                                  arg.host.data.size())))
       return fail(device->getLastError());
 
   llvm::outs() << "tile-run: @" << entryName << " on "
@@ -498,7 +433,8 @@ int main(int argc, char **argv) {
   llvm::sort(shown);
   for (unsigned i : shown) {
     const HostArray &array = arguments[i].host;
-    llvm::outs() << "  arg #" << i << " " << array.type.getName() << " "
+    llvm::outs() << "  arg #" << i << " "
+                 << jit::stringifyElementType(array.type) << " "
                  << formatShape(array.shape) << ": " << summarize(array)
                  << "\n";
   }
@@ -528,15 +464,15 @@ int main(int argc, char **argv) {
 
   // Benchmark.
   if (benchRuns > 0) {
-    std::vector<double> seconds;
-    if (failed(device->benchmark(
-            [&]() { (*function)(packed.data()); }, benchRuns, seconds)))
-      return fail("benchmarking failed: " + device->getLastError());
-    double mid = median(seconds);
-    auto [lo, hi] = std::minmax_element(seconds.begin(), seconds.end());
+    FailureOr<jit::Timing> bench =
+        kernel->benchmark(packed, benchRuns, jit::kDefaultWarmup, &error);
+    if (failed(bench))
+      return fail("benchmarking failed: " + error);
+    double mid = bench->getMedian();
     llvm::outs() << llvm::formatv(
         "  bench: {0} runs: median {1:f3} ms, min {2:f3} ms, max {3:f3} ms",
-        seconds.size(), mid * 1e3, *lo * 1e3, *hi * 1e3);
+        bench->seconds.size(), mid * 1e3, bench->getMin() * 1e3,
+        bench->getMax() * 1e3);
     if (flopsPerRun > 0) {
       double rate = flopsPerRun / mid;
       if (rate >= 1e12)
@@ -549,11 +485,10 @@ int main(int argc, char **argv) {
     llvm::outs() << "\n";
   }
   if (launchOverheadRuns > 0) {
-    FailureOr<double> seconds = device->measureLaunchOverhead(
-        [&]() { (*function)(packed.data()); }, launchOverheadRuns);
+    FailureOr<double> seconds = kernel->measureLaunchOverhead(
+        packed, launchOverheadRuns, jit::kDefaultWarmup, &error);
     if (failed(seconds))
-      return fail("measuring the launch overhead failed: " +
-                  device->getLastError());
+      return fail("measuring the launch overhead failed: " + error);
     llvm::outs() << llvm::formatv(
         "  launch: {0:f2} us of host time per call ({1} calls)\n",
         *seconds * 1e6, launchOverheadRuns.getValue());

@@ -1,14 +1,21 @@
-//===- RuntimeTest.cpp - the GPU runtimes without (or with) their GPU -----===//
+//===- RuntimeTest.cpp - The GPU runtimes, on a fake driver and a real one ===//
 //
 // Part of the tile project.
 //
 //===----------------------------------------------------------------------===//
 //
-// Each runtime must offer every mgpu* function the lowered host code calls,
-// and on a machine without its GPU (or driver) fail with a reason, with the
-// lowered code's calls harmless: no crash, no abort.
+// The CUDA and ROCm runtimes are one implementation (lib/Runtime/
+// GpuRuntime.h) over two driver tables. Its behaviour is tested here over a
+// fake driver that counts calls and fails on request: modules loaded once
+// per binary, functions looked up once, the dynamic shared-memory opt-in
+// once per function and size, the first failure kept for the caller, event
+// timing that checks every call, no calls without a device. Then each real
+// runtime: its mgpu* table, and either how it fails without its GPU or, on
+// a machine with one, memory, copies, synchronization and launch errors.
 //
 //===----------------------------------------------------------------------===//
+
+#include "../../lib/Runtime/GpuRuntime.h"
 
 #ifdef TILE_HAS_CUDA_RUNTIME
 #include "tile/Runtime/CudaRuntime.h"
@@ -19,17 +26,22 @@
 
 #include "gtest/gtest.h"
 
+#include <cstring>
+#include <map>
 #include <set>
+#include <vector>
 
 using namespace mlir::tile::runtime;
 
 namespace {
 
-using SymbolList = std::vector<std::pair<std::string, void *>>;
 using LaunchFn = void (*)(void *, intptr_t, intptr_t, intptr_t, intptr_t,
-                          intptr_t, intptr_t, int32_t, void *, void **,
-                          void **, size_t);
+                          intptr_t, intptr_t, int32_t, void *, void **, void **,
+                          size_t);
 using LoadFn = void *(*)(void *, size_t);
+using UnloadFn = void (*)(void *);
+using GetFunctionFn = void *(*)(void *, const char *);
+using StreamFn = void (*)(void *);
 
 void *lookup(const SymbolList &symbols, const char *name) {
   for (auto &[symbol, address] : symbols)
@@ -38,73 +50,508 @@ void *lookup(const SymbolList &symbols, const char *name) {
   return nullptr;
 }
 
+//===----------------------------------------------------------------------===//
+// A fake driver
+//===----------------------------------------------------------------------===//
+
+struct FakeObject {
+  std::string name;
+};
+
+/// Counts calls by name; a call listed in `failNext` fails once with that
+/// result. Device memory is host memory; time advances 1 ms per launch.
+struct FakeDriver {
+  using Result = int;
+  using Module = FakeObject *;
+  using Function = FakeObject *;
+  using Stream = FakeObject *;
+  using Event = FakeObject *;
+  using Call = DriverCall<Result>;
+  static constexpr Result kSuccess = 0;
+  static constexpr Result kInvalidHandle = 400;
+  static constexpr const char *kName = "FAKE";
+  static constexpr const char *kShortName = "fake";
+  static constexpr const char *kLaunchName = "fakeLaunch";
+
+  // Configuration.
+  bool hasDriver = true;
+  int devices = 1;
+  std::map<std::string, Result> failNext;
+
+  // Observations.
+  std::map<std::string, int> calls;
+  std::vector<std::pair<std::string, int32_t>> optIns;
+  std::vector<Stream> launchStreams;
+  std::vector<Stream> synchronizedStreams;
+  double milliseconds = 0;
+
+  FakeObject ownStream{"own stream"};
+  std::vector<std::unique_ptr<FakeObject>> objects;
+  std::map<Event, double> recorded;
+
+  Call call(const char *name) {
+    ++calls[name];
+    auto it = failNext.find(name);
+    if (it == failNext.end())
+      return {kSuccess, name};
+    Result result = it->second;
+    failNext.erase(it);
+    return {result, name};
+  }
+  FakeObject *make(std::string name) {
+    objects.push_back(std::make_unique<FakeObject>(FakeObject{name}));
+    return objects.back().get();
+  }
+
+  bool open(std::string &why) {
+    if (!hasDriver)
+      why = "no fake driver";
+    return hasDriver;
+  }
+  const char *errorName(Result result) {
+    return result == kInvalidHandle ? "FAKE_INVALID_HANDLE" : "FAKE_ERROR";
+  }
+  const char *errorText(Result) { return "it failed"; }
+
+  Call initialize() { return call("fakeInit"); }
+  Call countDevices(int &count) {
+    count = devices;
+    return call("fakeCount");
+  }
+  Call selectDevice(int) { return call("fakeSelect"); }
+  Call enterThread() { return call("fakeEnter"); }
+  Call createStream(Stream &stream) {
+    stream = &ownStream;
+    return call("fakeStreamCreate");
+  }
+
+  Call loadModule(Module &module, const void *data) {
+    module = make(static_cast<const char *>(data));
+    return call("fakeLoad");
+  }
+  Call loadModuleJIT(Module &module, const void *data, int) {
+    module = make(static_cast<const char *>(data));
+    return call("fakeLoadJIT");
+  }
+  Call unloadModule(Module) { return call("fakeUnload"); }
+  Call getFunction(Function &function, Module module, const char *name) {
+    function = make(module->name + "." + name);
+    return call("fakeGetFunction");
+  }
+  Call setDynamicSharedMemory(Function function, int32_t bytes) {
+    Call result = call("fakeOptIn");
+    if (result.result == kSuccess)
+      optIns.emplace_back(function->name, bytes);
+    return result;
+  }
+  Call launch(Function, intptr_t, intptr_t, intptr_t, intptr_t, intptr_t,
+              intptr_t, int32_t, Stream stream, void **, void **) {
+    Call result = call("fakeLaunch");
+    if (result.result == kSuccess) {
+      launchStreams.push_back(stream);
+      milliseconds += 1;
+    }
+    return result;
+  }
+
+  Call synchronizeStream(Stream stream) {
+    synchronizedStreams.push_back(stream);
+    return call("fakeStreamSynchronize");
+  }
+  Call waitEvent(Stream, Event) { return call("fakeWaitEvent"); }
+  Call createEvent(Event &event, bool timing) {
+    event = make(timing ? "timing event" : "event");
+    return call("fakeEventCreate");
+  }
+  Call destroyEvent(Event) { return call("fakeEventDestroy"); }
+  Call recordEvent(Event event, Stream) {
+    recorded[event] = milliseconds;
+    return call("fakeEventRecord");
+  }
+  Call synchronizeEvent(Event) { return call("fakeEventSynchronize"); }
+  Call elapsedMilliseconds(float &result, Event start, Event stop) {
+    result = float(recorded[stop] - recorded[start]);
+    return call("fakeEventElapsed");
+  }
+
+  Call allocate(void *&pointer, size_t bytes) {
+    Call result = call("fakeAlloc");
+    pointer = result.result == kSuccess ? std::malloc(bytes) : nullptr;
+    return result;
+  }
+  Call free(void *pointer) {
+    std::free(pointer);
+    return call("fakeFree");
+  }
+  Call copy(void *dst, const void *src, size_t bytes, Stream) {
+    std::memcpy(dst, src, bytes);
+    return call("fakeCopy");
+  }
+  Call set32(void *, unsigned, size_t, Stream) { return call("fakeSet32"); }
+  Call set16(void *, unsigned short, size_t, Stream) {
+    return call("fakeSet16");
+  }
+  Call registerHost(void *, size_t) { return call("fakeRegister"); }
+  Call unregisterHost(void *) { return call("fakeUnregister"); }
+
+  Call describe(DeviceInfo &info) {
+    info.name = "fake device";
+    info.chip = "fake_1";
+    return call("fakeDescribe");
+  }
+};
+
+/// A runtime of its own for each test (the runtime is a process singleton).
+template <int Tag> struct Fake : FakeDriver {};
+
+template <typename Api> struct Harness {
+  GpuRuntime<Api> &runtime = GpuRuntime<Api>::get();
+  Api &driver = runtime.getApi();
+  SymbolList symbols = runtime.getSymbols();
+
+  template <typename Fn> Fn get(const char *name) {
+    void *address = lookup(symbols, name);
+    EXPECT_NE(address, nullptr) << name;
+    return reinterpret_cast<Fn>(address);
+  }
+  void *load(const char *binary) {
+    return get<LoadFn>("mgpuModuleLoad")(const_cast<char *>(binary), 0);
+  }
+  void *function(void *module, const char *name) {
+    return get<GetFunctionFn>("mgpuModuleGetFunction")(module, name);
+  }
+  void launch(void *function, int32_t sharedBytes = 0) {
+    get<LaunchFn>("mgpuLaunchKernel")(function, 1, 1, 1, 32, 1, 1, sharedBytes,
+                                      nullptr, nullptr, nullptr, 0);
+  }
+  std::string synchronize() {
+    std::string error;
+    if (runtime.synchronize(&error))
+      return "";
+    return error.empty() ? "(failed without a message)" : error;
+  }
+};
+
 void expectEveryMgpuFunctionOnce(const SymbolList &symbols) {
   std::set<std::string> names;
   for (auto &[name, address] : symbols) {
     EXPECT_NE(address, nullptr) << name;
     EXPECT_TRUE(names.insert(name).second) << name << " listed twice";
   }
-  for (const char *required :
-       {"mgpuModuleLoad", "mgpuModuleUnload", "mgpuModuleGetFunction",
-        "mgpuLaunchKernel", "mgpuStreamCreate", "mgpuStreamDestroy",
-        "mgpuStreamSynchronize", "mgpuEventCreate", "mgpuEventRecord",
-        "mgpuMemAlloc", "mgpuMemFree", "mgpuMemcpy", "mgpuSetDefaultDevice"})
+  // Every function MLIR 22's gpu-to-llvm and launch_func translation call.
+  for (const char *required : {"mgpuModuleLoad",      "mgpuModuleLoadJIT",
+                               "mgpuModuleUnload",    "mgpuModuleGetFunction",
+                               "mgpuLaunchKernel",    "mgpuStreamCreate",
+                               "mgpuStreamDestroy",   "mgpuStreamSynchronize",
+                               "mgpuStreamWaitEvent", "mgpuEventCreate",
+                               "mgpuEventDestroy",    "mgpuEventSynchronize",
+                               "mgpuEventRecord",     "mgpuMemAlloc",
+                               "mgpuMemFree",         "mgpuMemcpy",
+                               "mgpuMemset32",        "mgpuMemset16",
+                               "mgpuMemHostRegister", "mgpuMemHostUnregister",
+                               "mgpuSetDefaultDevice"})
     EXPECT_TRUE(names.count(required)) << required;
 }
 
-/// What the lowered host code calls does nothing without a device.
-void expectHarmlessCalls(const SymbolList &symbols) {
+//===----------------------------------------------------------------------===//
+// The shared implementation, on the fake driver
+//===----------------------------------------------------------------------===//
+
+TEST(GpuRuntime, EachSymbolCallsItsDriverFunction) {
+  Harness<Fake<1>> h;
+  expectEveryMgpuFunctionOnce(h.symbols);
+  void *module = h.load("binary");
+  void *kernel = h.function(module, "k");
+  h.launch(kernel);
+  void *stream = h.get<void *(*)()>("mgpuStreamCreate")();
+  EXPECT_EQ(stream, &h.driver.ownStream);
+  h.get<StreamFn>("mgpuStreamSynchronize")(stream);
+  void *event = h.get<void *(*)()>("mgpuEventCreate")();
+  h.get<void (*)(void *, void *)>("mgpuEventRecord")(event, stream);
+  h.get<void (*)(void *, void *)>("mgpuStreamWaitEvent")(stream, event);
+  h.get<void (*)(void *)>("mgpuEventSynchronize")(event);
+  h.get<void (*)(void *)>("mgpuEventDestroy")(event);
+  void *memory =
+      h.get<void *(*)(uint64_t, void *, bool)>("mgpuMemAlloc")(64, stream, 0);
+  ASSERT_NE(memory, nullptr);
+  int source[4] = {1, 2, 3, 4};
+  h.get<void (*)(void *, void *, size_t, void *)>("mgpuMemcpy")(
+      memory, source, sizeof(source), stream);
+  EXPECT_EQ(std::memcmp(memory, source, sizeof(source)), 0);
+  h.get<void (*)(void *, unsigned, size_t, void *)>("mgpuMemset32")(memory, 7,
+                                                                    4, stream);
+  h.get<void (*)(void *, unsigned short, size_t, void *)>("mgpuMemset16")(
+      memory, 7, 4, stream);
+  h.get<void (*)(void *, void *)>("mgpuMemFree")(memory, stream);
+  h.get<void (*)(void *, uint64_t)>("mgpuMemHostRegister")(source, 16);
+  h.get<void (*)(void *)>("mgpuMemHostUnregister")(source);
+  h.get<void *(*)(void *, int)>("mgpuModuleLoadJIT")(const_cast<char *>("ptx"),
+                                                     2);
+  h.get<UnloadFn>("mgpuModuleUnload")(module);
+  h.get<StreamFn>("mgpuStreamDestroy")(stream);
+  for (const char *call :
+       {"fakeLoad", "fakeGetFunction", "fakeLaunch", "fakeStreamSynchronize",
+        "fakeEventCreate", "fakeEventRecord", "fakeWaitEvent",
+        "fakeEventSynchronize", "fakeEventDestroy", "fakeAlloc", "fakeCopy",
+        "fakeSet32", "fakeSet16", "fakeFree", "fakeRegister", "fakeUnregister",
+        "fakeLoadJIT", "fakeUnload"})
+    EXPECT_GE(h.driver.calls[call], 1) << call;
+  EXPECT_EQ(h.synchronize(), "");
+}
+
+TEST(GpuRuntime, LoadsEachModuleOnceWhileInUse) {
+  Harness<Fake<2>> h;
+  void *first = h.load("a");
+  EXPECT_EQ(h.load("a"), first);
+  EXPECT_NE(h.load("b"), first);
+  EXPECT_EQ(h.driver.calls["fakeLoad"], 2);
+  auto unload = h.get<UnloadFn>("mgpuModuleUnload");
+  unload(first);
+  EXPECT_EQ(h.driver.calls["fakeUnload"], 0) << "a has a second user";
+  unload(first);
+  EXPECT_EQ(h.driver.calls["fakeUnload"], 1);
+  // The last unload waits for the stream first: kernels may still run.
+  EXPECT_EQ(h.driver.synchronizedStreams.size(), 1u);
+  h.load("a");
+  EXPECT_EQ(h.driver.calls["fakeLoad"], 3);
+  EXPECT_EQ(h.synchronize(), "");
+}
+
+TEST(GpuRuntime, LooksUpFunctionsAndOptsInToSharedMemoryOnce) {
+  Harness<Fake<3>> h;
+  void *module = h.load("m");
+  void *kernel = h.function(module, "k");
+  EXPECT_EQ(h.function(module, "k"), kernel);
+  EXPECT_EQ(h.driver.calls["fakeGetFunction"], 1);
+  void *other = h.function(module, "other");
+  for (int32_t bytes : {0, 65536, 65536, 32768, 102400})
+    h.launch(kernel, bytes);
+  h.launch(other, 65536);
+  using OptIns = std::vector<std::pair<std::string, int32_t>>;
+  EXPECT_EQ(h.driver.optIns,
+            (OptIns{{"m.k", 65536}, {"m.k", 102400}, {"m.other", 65536}}));
+  EXPECT_EQ(h.driver.calls["fakeLaunch"], 6);
+  EXPECT_EQ(h.synchronize(), "");
+}
+
+TEST(GpuRuntime, AFailedOptInSkipsTheLaunchAndIsRetried) {
+  Harness<Fake<4>> h;
+  void *kernel = h.function(h.load("m"), "k");
+  h.driver.failNext["fakeOptIn"] = 7;
+  h.launch(kernel, 65536);
+  EXPECT_EQ(h.driver.calls["fakeLaunch"], 0);
+  EXPECT_EQ(h.synchronize(),
+            "fakeOptIn failed for kernel 'k': FAKE_ERROR (it failed)");
+  h.launch(kernel, 65536);
+  EXPECT_EQ(h.driver.calls["fakeOptIn"], 2);
+  EXPECT_EQ(h.driver.calls["fakeLaunch"], 1);
+  EXPECT_EQ(h.synchronize(), "");
+}
+
+TEST(GpuRuntime, KeepsTheFirstFailureForTheCaller) {
+  Harness<Fake<5>> h;
+  void *kernel = h.function(h.load("m"), "k");
+  h.driver.failNext["fakeLaunch"] = 7;
+  h.launch(kernel);
+  h.driver.failNext["fakeCopy"] = 7;
+  int value = 0, copy = 0;
+  EXPECT_FALSE(h.runtime.copyToHost(&copy, &value, sizeof(value)));
+  EXPECT_EQ(h.synchronize(),
+            "fakeLaunch failed for kernel 'k': FAKE_ERROR (it failed)");
+  EXPECT_EQ(h.synchronize(), "") << "a failure is reported once";
+  // A null function (a failed lookup) fails the launch, named.
+  h.launch(nullptr);
+  EXPECT_EQ(h.synchronize(),
+            "fakeLaunch failed: FAKE_INVALID_HANDLE (it failed)");
+  EXPECT_EQ(h.driver.calls["fakeLaunch"], 1);
+  // takeError collects without waiting for the stream.
+  size_t waits = h.driver.synchronizedStreams.size();
+  h.driver.failNext["fakeLaunch"] = 7;
+  h.launch(kernel);
+  EXPECT_NE(h.runtime.takeError(), "");
+  EXPECT_EQ(h.driver.synchronizedStreams.size(), waits);
+}
+
+TEST(GpuRuntime, TimesEachCallWithEvents) {
+  Harness<Fake<6>> h;
+  void *kernel = h.function(h.load("m"), "k");
+  std::vector<double> seconds;
+  std::string error;
+  // Two launches per call: 2 ms each; the warm-up calls are not timed.
+  ASSERT_TRUE(h.runtime.timeCalls(
+      [&] {
+        h.launch(kernel);
+        h.launch(kernel);
+      },
+      /*warmup=*/3, /*calls=*/4, seconds, &error))
+      << error;
+  EXPECT_EQ(seconds, std::vector<double>(4, 2e-3));
+  EXPECT_EQ(h.driver.calls["fakeLaunch"], 14);
+  EXPECT_EQ(h.driver.calls["fakeEventCreate"], 2);
+  EXPECT_EQ(h.driver.calls["fakeEventDestroy"], 2);
+}
+
+TEST(GpuRuntime, EventFailuresFailTheTiming) {
+  Harness<Fake<7>> h;
+  std::vector<double> seconds;
+  std::string error;
+  h.driver.failNext["fakeEventElapsed"] = 7;
+  EXPECT_FALSE(h.runtime.timeCalls([] {}, 0, 3, seconds, &error));
+  EXPECT_EQ(error, "fakeEventElapsed failed: FAKE_ERROR (it failed)");
+  EXPECT_TRUE(seconds.empty());
+  EXPECT_EQ(h.driver.calls["fakeEventDestroy"], 2);
+  h.driver.failNext["fakeEventCreate"] = 7;
+  EXPECT_FALSE(h.runtime.timeCalls([] {}, 0, 3, seconds, &error));
+  EXPECT_EQ(error, "fakeEventCreate failed: FAKE_ERROR (it failed)");
+}
+
+TEST(GpuRuntime, LaunchOverheadDefersTheLoweredSynchronizations) {
+  Harness<Fake<8>> h;
+  auto streamSynchronize = h.get<StreamFn>("mgpuStreamSynchronize");
+  void *kernel = h.function(h.load("m"), "k");
+  auto call = [&] {
+    h.launch(kernel);
+    streamSynchronize(nullptr);
+  };
+  double perCall = -1;
+  std::string error;
+  ASSERT_TRUE(h.runtime.timeHostOverhead(call, /*warmup=*/2, /*calls=*/10,
+                                         perCall, &error))
+      << error;
+  EXPECT_GE(perCall, 0);
+  EXPECT_EQ(h.driver.calls["fakeLaunch"], 12);
+  // Two warm-up calls wait, then one wait before and one after the timed
+  // calls.
+  EXPECT_EQ(h.driver.calls["fakeStreamSynchronize"], 4);
+  EXPECT_TRUE(h.runtime.isSynchronous());
+}
+
+TEST(GpuRuntime, AsynchronousCallsAndCallerStreams) {
+  Harness<Fake<9>> h;
+  auto streamSynchronize = h.get<StreamFn>("mgpuStreamSynchronize");
+  void *kernel = h.function(h.load("m"), "k");
+  h.runtime.setSynchronous(false);
+  streamSynchronize(nullptr);
+  EXPECT_EQ(h.driver.calls["fakeStreamSynchronize"], 0);
+  h.runtime.setSynchronous(true);
+  streamSynchronize(nullptr);
+  EXPECT_EQ(h.driver.calls["fakeStreamSynchronize"], 1);
+
+  FakeObject callerStream{"caller's stream"};
+  h.runtime.setStream(&callerStream);
+  EXPECT_EQ(h.get<void *(*)()>("mgpuStreamCreate")(), &callerStream);
+  h.launch(kernel);
+  int value = 3, copy = 0;
+  ASSERT_TRUE(h.runtime.copyToDevice(&copy, &value, sizeof(value)));
+  EXPECT_EQ(copy, 3);
+  EXPECT_EQ(h.driver.synchronizedStreams.back(), &callerStream)
+      << "a copy waits for the stream it went to";
+  h.runtime.setStream(nullptr);
+  h.launch(kernel);
+  EXPECT_EQ(h.driver.launchStreams,
+            (std::vector<FakeObject *>{&callerStream, &h.driver.ownStream}));
+}
+
+TEST(GpuRuntime, WithoutADeviceNothingReachesTheDriver) {
+  using Api = Fake<10>;
+  Api &driver = GpuRuntime<Api>::get().getApi();
+  driver.devices = 0;
+  Harness<Api> h;
+  std::string why;
+  EXPECT_FALSE(h.runtime.initialize(&why));
+  EXPECT_EQ(why, "no FAKE device 0 (found 0)");
+  EXPECT_EQ(h.load("m"), nullptr);
+  h.launch(reinterpret_cast<void *>(&driver));
+  EXPECT_EQ(h.runtime.allocate(16), nullptr);
+  EXPECT_EQ(h.synchronize(), "no FAKE device: no FAKE device 0 (found 0)");
+  for (const char *call : {"fakeLoad", "fakeLaunch", "fakeAlloc", "fakeSelect",
+                           "fakeStreamCreate"})
+    EXPECT_EQ(driver.calls[call], 0) << call;
+}
+
+TEST(GpuRuntime, WithoutADriverInitializeSaysWhy) {
+  using Api = Fake<11>;
+  GpuRuntime<Api>::get().getApi().hasDriver = false;
+  std::string why;
+  EXPECT_FALSE(GpuRuntime<Api>::get().initialize(&why));
+  EXPECT_EQ(why, "no fake driver");
+}
+
+TEST(GpuRuntime, AFailingStartNamesTheCall) {
+  using Api = Fake<12>;
+  GpuRuntime<Api>::get().getApi().failNext["fakeStreamCreate"] = 7;
+  std::string why;
+  EXPECT_FALSE(GpuRuntime<Api>::get().initialize(&why));
+  EXPECT_EQ(why, "fakeStreamCreate failed: FAKE_ERROR");
+}
+
+//===----------------------------------------------------------------------===//
+// The real runtimes
+//===----------------------------------------------------------------------===//
+
+/// Without its GPU a runtime fails with a reason and the lowered code's
+/// calls are harmless; with one, memory round-trips and launch failures are
+/// reported by name.
+void checkRealRuntime(Runtime &runtime, const char *launchCall,
+                      const char *loadCall) {
+  SymbolList symbols = runtime.getSymbols();
+  expectEveryMgpuFunctionOnce(symbols);
   auto launch = reinterpret_cast<LaunchFn>(lookup(symbols, "mgpuLaunchKernel"));
-  ASSERT_NE(launch, nullptr);
-  launch(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr, 0);
   auto load = reinterpret_cast<LoadFn>(lookup(symbols, "mgpuModuleLoad"));
+  ASSERT_NE(launch, nullptr);
   ASSERT_NE(load, nullptr);
-  char image[4] = {0};
+  char image[16] = "not a module";
+  std::string why, error;
+  if (!runtime.initialize(&why)) {
+    EXPECT_FALSE(why.empty());
+    EXPECT_EQ(runtime.allocate(16), nullptr);
+    EXPECT_EQ(load(image, sizeof(image)), nullptr);
+    launch(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+    EXPECT_FALSE(runtime.synchronize(&error));
+    EXPECT_NE(error.find(why), std::string::npos) << error;
+    EXPECT_EQ(runtime.getDeviceInfo().name, "");
+    return;
+  }
+  DeviceInfo info = runtime.getDeviceInfo();
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GT(info.multiprocessors, 0);
+  std::vector<int> input(1000), output(1000, -1);
+  for (int i = 0; i < 1000; ++i)
+    input[i] = i * 7 - 3;
+  void *device = runtime.allocate(input.size() * sizeof(int));
+  ASSERT_NE(device, nullptr);
+  ASSERT_TRUE(runtime.copyToDevice(device, input.data(), 4000));
+  ASSERT_TRUE(runtime.copyToHost(output.data(), device, 4000));
+  EXPECT_EQ(output, input);
+  runtime.release(device);
+  EXPECT_TRUE(runtime.synchronize(&error)) << error;
+
+  launch(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  EXPECT_FALSE(runtime.synchronize(&error));
+  EXPECT_EQ(error.rfind(std::string(launchCall) + " failed", 0), 0u) << error;
   EXPECT_EQ(load(image, sizeof(image)), nullptr);
+  EXPECT_FALSE(runtime.synchronize(&error));
+  EXPECT_EQ(error.rfind(std::string(loadCall) + " failed", 0), 0u) << error;
+  EXPECT_TRUE(runtime.synchronize(&error)) << error;
 }
 
 #ifdef TILE_HAS_CUDA_RUNTIME
-TEST(CudaRuntime, ProvidesEveryMgpuFunctionOnce) {
-  expectEveryMgpuFunctionOnce(cuda::getRuntimeSymbols());
-  EXPECT_NE(lookup(cuda::getRuntimeSymbols(), "mgpuModuleLoadJIT"), nullptr);
-}
-
-TEST(CudaRuntime, WithoutADeviceFailsWithAReason) {
-  std::string why;
-  if (cuda::initialize(&why)) {
-    cuda::DeviceInfo info = cuda::getDeviceInfo();
-    EXPECT_FALSE(info.name.empty());
-    EXPECT_EQ(info.chip().rfind("sm_", 0), 0u) << info.chip();
-    return;
-  }
-  EXPECT_FALSE(why.empty());
-  EXPECT_EQ(cuda::allocate(16), nullptr);
-  std::string error;
-  EXPECT_FALSE(cuda::synchronize(&error));
-  EXPECT_FALSE(error.empty());
-  expectHarmlessCalls(cuda::getRuntimeSymbols());
+TEST(CudaRuntime, FailsWithAReasonOrRunsOnItsDevice) {
+  Runtime &runtime = getCudaRuntime();
+  EXPECT_STREQ(runtime.getName(), "cuda");
+  checkRealRuntime(runtime, "cuLaunchKernel", "cuModuleLoadData");
+  if (runtime.initialize())
+    EXPECT_EQ(runtime.getDeviceInfo().chip.rfind("sm_", 0), 0u);
 }
 #endif
 
 #ifdef TILE_HAS_ROCM_RUNTIME
-TEST(RocmRuntime, ProvidesEveryMgpuFunctionOnce) {
-  expectEveryMgpuFunctionOnce(rocm::getRuntimeSymbols());
-}
-
-TEST(RocmRuntime, WithoutADeviceFailsWithAReason) {
-  std::string why;
-  if (rocm::initialize(&why)) {
-    rocm::DeviceInfo info = rocm::getDeviceInfo();
-    EXPECT_FALSE(info.name.empty());
-    EXPECT_EQ(info.chip.rfind("gfx", 0), 0u) << info.chip;
-    return;
-  }
-  EXPECT_FALSE(why.empty());
-  EXPECT_EQ(rocm::allocate(16), nullptr);
-  std::string error;
-  EXPECT_FALSE(rocm::synchronize(&error));
-  EXPECT_FALSE(error.empty());
-  expectHarmlessCalls(rocm::getRuntimeSymbols());
+TEST(RocmRuntime, FailsWithAReasonOrRunsOnItsDevice) {
+  Runtime &runtime = getRocmRuntime();
+  EXPECT_STREQ(runtime.getName(), "rocm");
+  checkRealRuntime(runtime, "hipModuleLaunchKernel", "hipModuleLoadData");
+  if (runtime.initialize())
+    EXPECT_EQ(runtime.getDeviceInfo().chip.rfind("gfx", 0), 0u);
 }
 #endif
 

@@ -18,6 +18,7 @@
 #define TILE_JIT_COMPILER_H
 
 #include "tile/JIT/Cache.h"
+#include "tile/JIT/Signature.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
@@ -82,17 +83,29 @@ public:
   /// The packed entry point of `function`.
   FailureOr<PackedFunction> lookup(StringRef function, std::string *error);
 
+  /// The signature of public function `function` of the compiled module;
+  /// fails when there is none or a caller cannot fill it in (Signature::get
+  /// says why).
+  FailureOr<const Signature *> getSignature(StringRef function,
+                                            std::string *error) const;
+
 private:
   friend class Compiler;
   Executable() = default;
   FailureOr<void *> lookupSymbol(StringRef name, std::string *error);
   LogicalResult runConstructors(std::string *error);
+  void recordSignatures(ModuleOp module);
 
   std::unique_ptr<ExecutionEngine> engine;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::vector<std::string> constructors, destructors;
   bool initialized = false;
+  std::mutex functionsMutex;
   llvm::StringMap<PackedFunction> functions;
+  /// Per public function, its signature or why it has none.
+  bool hasSignatures = false;
+  llvm::StringMap<Signature> signatures;
+  llvm::StringMap<std::string> signatureErrors;
 };
 
 class Compiler {

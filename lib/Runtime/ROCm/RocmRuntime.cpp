@@ -3,23 +3,28 @@
 // Part of the tile project.
 //
 //===----------------------------------------------------------------------===//
+//
+// The HIP driver table of GpuRuntime: libamdhip64's module API, resolved at
+// run time, behind the calls GpuRuntime.h lists.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tile/Runtime/RocmRuntime.h"
 
-#include "../KernelTable.h"
+#include "../GpuRuntime.h"
 
 #include <hip/hip_runtime_api.h>
 
 #include <dlfcn.h>
 
-#include <mutex>
-#include <string>
-
 using namespace mlir::tile::runtime;
+
+#define TILE_CALL(function, ...)                                               \
+  Call { hip.function(__VA_ARGS__), #function }
 
 namespace {
 
-/// HIP's entry points, resolved from libamdhip64 at run time.
+/// HIP's entry points.
 struct Hip {
 #define TILE_HIP_FUNCTIONS(X)                                                  \
   X(hipInit)                                                                   \
@@ -29,6 +34,8 @@ struct Hip {
   X(hipGetErrorName)                                                           \
   X(hipGetErrorString)                                                         \
   X(hipModuleLoadData)                                                         \
+  X(hipModuleLoadDataEx)                                                       \
+  X(hipModuleUnload)                                                           \
   X(hipModuleGetFunction)                                                      \
   X(hipModuleLaunchKernel)                                                     \
   X(hipStreamCreateWithFlags)                                                  \
@@ -41,8 +48,6 @@ struct Hip {
   X(hipEventElapsedTime)                                                       \
   X(hipFree)                                                                   \
   X(hipMemcpyAsync)                                                            \
-  X(hipMemcpyHtoD)                                                             \
-  X(hipMemcpyDtoH)                                                             \
   X(hipMemsetD32Async)                                                         \
   X(hipMemsetD16Async)                                                         \
   X(hipHostRegister)                                                           \
@@ -52,8 +57,22 @@ struct Hip {
 #undef TILE_DECLARE
   // Overloaded in the C++ header (a template for typed pointers).
   hipError_t (*hipMalloc)(void **, size_t) = nullptr;
+};
 
-  bool load(std::string &why) {
+struct HipApi {
+  using Result = hipError_t;
+  using Module = hipModule_t;
+  using Function = hipFunction_t;
+  using Stream = hipStream_t;
+  using Event = hipEvent_t;
+  using Call = DriverCall<Result>;
+  static constexpr Result kSuccess = hipSuccess;
+  static constexpr Result kInvalidHandle = hipErrorInvalidResourceHandle;
+  static constexpr const char *kName = "ROCm";
+  static constexpr const char *kShortName = "rocm";
+  static constexpr const char *kLaunchName = "hipModuleLaunchKernel";
+
+  bool open(std::string &why) {
     void *library = dlopen("libamdhip64.so", RTLD_NOW | RTLD_GLOBAL);
     if (!library)
       library = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_GLOBAL);
@@ -62,8 +81,8 @@ struct Hip {
       return false;
     }
 #define TILE_RESOLVE(name)                                                     \
-  name = reinterpret_cast<decltype(name)>(dlsym(library, #name));              \
-  if (!name) {                                                                 \
+  hip.name = reinterpret_cast<decltype(hip.name)>(dlsym(library, #name));      \
+  if (!hip.name) {                                                             \
     why = "libamdhip64 lacks " #name;                                          \
     return false;                                                              \
   }
@@ -72,337 +91,117 @@ struct Hip {
 #undef TILE_RESOLVE
     return true;
   }
-};
 
-/// The process's HIP state: one device, one stream, loaded modules and
-/// functions, and the first failure since the caller last asked.
-class State {
-public:
-  static State &get() {
-    static State state;
-    return state;
+  const char *errorName(Result result) {
+    return hip.hipGetErrorName ? hip.hipGetErrorName(result) : nullptr;
+  }
+  const char *errorText(Result result) {
+    return hip.hipGetErrorString ? hip.hipGetErrorString(result) : nullptr;
   }
 
-  bool ready(std::string *why = nullptr) {
-    std::call_once(once, [&] { started = start(); });
-    if (!started && why)
-      *why = startError;
-    return started;
+  Call initialize() { return TILE_CALL(hipInit, 0); }
+  Call countDevices(int &count) { return TILE_CALL(hipGetDeviceCount, &count); }
+  Call selectDevice(int ordinal) {
+    device = ordinal;
+    return enterThread();
+  }
+  // HIP's current device is per host thread.
+  Call enterThread() { return TILE_CALL(hipSetDevice, device); }
+  Call createStream(Stream &stream) {
+    return TILE_CALL(hipStreamCreateWithFlags, &stream, hipStreamNonBlocking);
   }
 
-  /// Records and reports a failed call; returns whether `result` is success.
-  bool check(hipError_t result, const char *call, const char *kernel = nullptr) {
-    if (result == hipSuccess)
-      return true;
-    failures.record(call, kernel,
-                    hip.hipGetErrorName ? hip.hipGetErrorName(result) : nullptr,
-                    hip.hipGetErrorString ? hip.hipGetErrorString(result)
-                                          : nullptr);
-    return false;
+  Call loadModule(Module &module, const void *data) {
+    return TILE_CALL(hipModuleLoadData, &module, data);
+  }
+  Call loadModuleJIT(Module &module, const void *data, int optLevel) {
+    hipJitOption options[] = {hipJitOptionOptimizationLevel};
+    void *values[] = {
+        reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
+    return TILE_CALL(hipModuleLoadDataEx, &module, data, 1, options, values);
+  }
+  Call unloadModule(Module module) {
+    return TILE_CALL(hipModuleUnload, module);
+  }
+  Call getFunction(Function &function, Module module, const char *name) {
+    return TILE_CALL(hipModuleGetFunction, &function, module, name);
+  }
+  // AMD GPUs give every kernel all of a block's LDS without opting in.
+  Call setDynamicSharedMemory(Function, int32_t) {
+    return {hipSuccess, "hipFuncSetAttribute"};
+  }
+  Call launch(Function function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+              intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+              int32_t sharedBytes, Stream stream, void **params, void **extra) {
+    return TILE_CALL(hipModuleLaunchKernel, function, gridX, gridY, gridZ,
+                     blockX, blockY, blockZ, sharedBytes, stream, params,
+                     extra);
   }
 
-  Hip hip;
-  int device = 0;
-  hipStream_t stream = nullptr;
-  FailureLog failures;
-  KernelTable<hipModule_t, hipFunction_t> kernels;
+  Call synchronizeStream(Stream stream) {
+    return TILE_CALL(hipStreamSynchronize, stream);
+  }
+  Call waitEvent(Stream stream, Event event) {
+    return TILE_CALL(hipStreamWaitEvent, stream, event, 0);
+  }
+  Call createEvent(Event &event, bool timing) {
+    return TILE_CALL(hipEventCreateWithFlags, &event,
+                     timing ? hipEventDefault : hipEventDisableTiming);
+  }
+  Call destroyEvent(Event event) { return TILE_CALL(hipEventDestroy, event); }
+  Call recordEvent(Event event, Stream stream) {
+    return TILE_CALL(hipEventRecord, event, stream);
+  }
+  Call synchronizeEvent(Event event) {
+    return TILE_CALL(hipEventSynchronize, event);
+  }
+  Call elapsedMilliseconds(float &milliseconds, Event start, Event stop) {
+    return TILE_CALL(hipEventElapsedTime, &milliseconds, start, stop);
+  }
+
+  Call allocate(void *&pointer, size_t bytes) {
+    return TILE_CALL(hipMalloc, &pointer, bytes);
+  }
+  Call free(void *pointer) { return TILE_CALL(hipFree, pointer); }
+  Call copy(void *dst, const void *src, size_t bytes, Stream stream) {
+    return TILE_CALL(hipMemcpyAsync, dst, src, bytes, hipMemcpyDefault, stream);
+  }
+  Call set32(void *dst, unsigned value, size_t count, Stream stream) {
+    return TILE_CALL(hipMemsetD32Async, static_cast<hipDeviceptr_t>(dst),
+                     static_cast<int>(value), count, stream);
+  }
+  Call set16(void *dst, unsigned short value, size_t count, Stream stream) {
+    return TILE_CALL(hipMemsetD16Async, static_cast<hipDeviceptr_t>(dst), value,
+                     count, stream);
+  }
+  Call registerHost(void *pointer, size_t bytes) {
+    return TILE_CALL(hipHostRegister, pointer, bytes, 0);
+  }
+  Call unregisterHost(void *pointer) {
+    return TILE_CALL(hipHostUnregister, pointer);
+  }
+
+  Call describe(DeviceInfo &info) {
+    hipDeviceProp_t properties{};
+    Call call = TILE_CALL(hipGetDeviceProperties, &properties, device);
+    if (call.result != kSuccess)
+      return call;
+    info.name = properties.name;
+    // "gfx90a:sramecc+:xnack-" -> "gfx90a".
+    info.chip = properties.gcnArchName;
+    info.chip = info.chip.substr(0, info.chip.find(':'));
+    info.multiprocessors = properties.multiProcessorCount;
+    info.sharedMemoryPerBlock = properties.sharedMemPerBlock;
+    return call;
+  }
 
 private:
-  bool start() {
-    if (!hip.load(startError))
-      return false;
-    auto fail = [&](hipError_t result, const char *call) {
-      const char *name = hip.hipGetErrorName(result);
-      startError = std::string(call) + " failed: " + (name ? name : "?");
-      return false;
-    };
-    if (hipError_t r = hip.hipInit(0))
-      return fail(r, "hipInit");
-    int count = 0;
-    if (hipError_t r = hip.hipGetDeviceCount(&count))
-      return fail(r, "hipGetDeviceCount");
-    if (count <= device) {
-      startError = "no ROCm device " + std::to_string(device) + " (found " +
-                   std::to_string(count) + ")";
-      return false;
-    }
-    if (hipError_t r = hip.hipSetDevice(device))
-      return fail(r, "hipSetDevice");
-    if (hipError_t r = hip.hipStreamCreateWithFlags(&stream,
-                                                    hipStreamNonBlocking))
-      return fail(r, "hipStreamCreateWithFlags");
-    return true;
-  }
-
-  std::once_flag once;
-  bool started = false;
-  std::string startError;
+  Hip hip;
+  int device = 0;
 };
 
-State &state() { return State::get(); }
-
 } // namespace
 
-//===----------------------------------------------------------------------===//
-// The mgpu* interface of gpu-to-llvm (ROCm flavour)
-//===----------------------------------------------------------------------===//
-
-// Not exported: the CUDA runtime defines the same names, and the JIT binds
-// these through getRuntimeSymbols(). C++ linkage does not change the calling
-// convention of these signatures.
-namespace {
-
-void *mgpuModuleLoad(void *data, size_t /*size*/) {
-  if (!state().ready())
-    return nullptr;
-  return state().kernels.getModule(data, [&](hipModule_t &module) {
-    return state().check(state().hip.hipModuleLoadData(&module, data),
-                         "hipModuleLoadData");
-  });
-}
-
-void mgpuModuleUnload(void * /*module*/) {
-  // Modules stay loaded for the process, as in the CUDA runtime.
-}
-
-void *mgpuModuleGetFunction(void *module, const char *name) {
-  if (!state().ready() || !module)
-    return nullptr;
-  auto m = static_cast<hipModule_t>(module);
-  return state().kernels.getFunction(m, name, [&](hipFunction_t &function) {
-    return state().check(state().hip.hipModuleGetFunction(&function, m, name),
-                         "hipModuleGetFunction", name);
-  });
-}
-
-void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
-                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
-                      intptr_t blockZ, int32_t sharedBytes, void * /*stream*/,
-                      void **params, void **extra, size_t /*paramCount*/) {
-  if (!state().ready())
-    return;
-  auto f = static_cast<hipFunction_t>(function);
-  if (!f) {
-    state().check(hipErrorInvalidResourceHandle, "hipModuleLaunchKernel");
-    return;
-  }
-  std::string name = state().kernels.getName(f);
-  state().check(state().hip.hipModuleLaunchKernel(
-                    f, gridX, gridY, gridZ, blockX, blockY, blockZ,
-                    sharedBytes, state().stream, params, extra),
-                "hipModuleLaunchKernel", name.c_str());
-}
-
-void *mgpuStreamCreate() {
-  state().ready();
-  return state().stream;
-}
-
-void mgpuStreamDestroy(void * /*stream*/) {}
-
-void mgpuStreamSynchronize(void * /*stream*/) {
-  if (state().ready())
-    state().check(state().hip.hipStreamSynchronize(state().stream),
-                  "hipStreamSynchronize");
-}
-
-void mgpuStreamWaitEvent(void * /*stream*/, void *event) {
-  if (state().ready())
-    state().check(state().hip.hipStreamWaitEvent(
-                      state().stream, static_cast<hipEvent_t>(event), 0),
-                  "hipStreamWaitEvent");
-}
-
-void *mgpuEventCreate() {
-  hipEvent_t event = nullptr;
-  if (state().ready())
-    state().check(
-        state().hip.hipEventCreateWithFlags(&event, hipEventDisableTiming),
-        "hipEventCreateWithFlags");
-  return event;
-}
-
-void mgpuEventDestroy(void *event) {
-  if (state().ready())
-    state().check(state().hip.hipEventDestroy(static_cast<hipEvent_t>(event)),
-                  "hipEventDestroy");
-}
-
-void mgpuEventSynchronize(void *event) {
-  if (state().ready())
-    state().check(
-        state().hip.hipEventSynchronize(static_cast<hipEvent_t>(event)),
-        "hipEventSynchronize");
-}
-
-void mgpuEventRecord(void *event, void * /*stream*/) {
-  if (state().ready())
-    state().check(state().hip.hipEventRecord(static_cast<hipEvent_t>(event),
-                                             state().stream),
-                  "hipEventRecord");
-}
-
-void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/, bool /*hostShared*/) {
-  return rocm::allocate(bytes);
-}
-
-void mgpuMemFree(void *pointer, void * /*stream*/) { rocm::release(pointer); }
-
-void mgpuMemcpy(void *dst, void *src, size_t bytes, void * /*stream*/) {
-  if (state().ready())
-    state().check(state().hip.hipMemcpyAsync(dst, src, bytes, hipMemcpyDefault,
-                                             state().stream),
-                  "hipMemcpyAsync");
-}
-
-void mgpuMemset32(void *dst, int value, size_t count, void * /*stream*/) {
-  if (state().ready())
-    state().check(state().hip.hipMemsetD32Async(
-                      static_cast<hipDeviceptr_t>(dst), value, count,
-                      state().stream),
-                  "hipMemsetD32Async");
-}
-
-void mgpuMemset16(void *dst, int shortValue, size_t count, void * /*stream*/) {
-  if (state().ready())
-    state().check(state().hip.hipMemsetD16Async(
-                      static_cast<hipDeviceptr_t>(dst),
-                      static_cast<unsigned short>(shortValue), count,
-                      state().stream),
-                  "hipMemsetD16Async");
-}
-
-void mgpuMemHostRegister(void *pointer, uint64_t bytes) {
-  if (state().ready())
-    state().check(state().hip.hipHostRegister(pointer, bytes, 0),
-                  "hipHostRegister");
-}
-
-void mgpuMemHostUnregister(void *pointer) {
-  if (state().ready())
-    state().check(state().hip.hipHostUnregister(pointer), "hipHostUnregister");
-}
-
-void mgpuSetDefaultDevice(int32_t device) { state().device = device; }
-
-} // namespace
-
-//===----------------------------------------------------------------------===//
-// The C++ interface
-//===----------------------------------------------------------------------===//
-
-bool rocm::initialize(std::string *why) { return state().ready(why); }
-
-rocm::DeviceInfo rocm::getDeviceInfo() {
-  DeviceInfo info;
-  if (!state().ready())
-    return info;
-  hipDeviceProp_t properties{};
-  if (!state().check(
-          state().hip.hipGetDeviceProperties(&properties, state().device),
-          "hipGetDeviceProperties"))
-    return info;
-  info.name = properties.name;
-  info.chip = properties.gcnArchName;
-  // "gfx90a:sramecc+:xnack-" -> "gfx90a".
-  info.chip = info.chip.substr(0, info.chip.find(':'));
-  info.multiprocessors = properties.multiProcessorCount;
-  return info;
-}
-
-void *rocm::allocate(size_t bytes) {
-  void *pointer = nullptr;
-  if (!state().ready() ||
-      !state().check(state().hip.hipMalloc(&pointer, bytes ? bytes : 1),
-                     "hipMalloc"))
-    return nullptr;
-  return pointer;
-}
-
-void rocm::release(void *pointer) {
-  if (pointer && state().ready())
-    state().check(state().hip.hipFree(pointer), "hipFree");
-}
-
-bool rocm::copyToDevice(void *device, const void *host, size_t bytes) {
-  return state().ready() &&
-         state().check(state().hip.hipMemcpyHtoD(
-                           static_cast<hipDeviceptr_t>(device),
-                           const_cast<void *>(host), bytes),
-                       "hipMemcpyHtoD");
-}
-
-bool rocm::copyToHost(void *host, const void *device, size_t bytes) {
-  return state().ready() &&
-         state().check(state().hip.hipMemcpyDtoH(
-                           host, const_cast<hipDeviceptr_t>(device), bytes),
-                       "hipMemcpyDtoH");
-}
-
-bool rocm::synchronize(std::string *error) {
-  if (!state().ready(error))
-    return false;
-  state().check(state().hip.hipStreamSynchronize(state().stream),
-                "hipStreamSynchronize");
-  std::string first = state().failures.take();
-  if (first.empty())
-    return true;
-  if (error)
-    *error = first;
-  return false;
-}
-
-bool rocm::timeCalls(const std::function<void()> &run, unsigned calls,
-                     std::vector<double> &seconds, std::string *error) {
-  if (!state().ready(error))
-    return false;
-  Hip &hip = state().hip;
-  hipEvent_t start = nullptr, stop = nullptr;
-  if (!state().check(hip.hipEventCreateWithFlags(&start, 0),
-                     "hipEventCreateWithFlags") ||
-      !state().check(hip.hipEventCreateWithFlags(&stop, 0),
-                     "hipEventCreateWithFlags"))
-    return synchronize(error);
-  for (int i = 0; i < 3; ++i)
-    run();
-  for (unsigned i = 0; i < calls; ++i) {
-    state().check(hip.hipEventRecord(start, state().stream), "hipEventRecord");
-    run();
-    state().check(hip.hipEventRecord(stop, state().stream), "hipEventRecord");
-    state().check(hip.hipEventSynchronize(stop), "hipEventSynchronize");
-    float ms = 0;
-    state().check(hip.hipEventElapsedTime(&ms, start, stop),
-                  "hipEventElapsedTime");
-    seconds.push_back(ms * 1e-3);
-  }
-  state().check(hip.hipEventDestroy(start), "hipEventDestroy");
-  state().check(hip.hipEventDestroy(stop), "hipEventDestroy");
-  return synchronize(error);
-}
-
-std::vector<std::pair<std::string, void *>> rocm::getRuntimeSymbols() {
-  std::vector<std::pair<std::string, void *>> symbols;
-#define TILE_SYMBOL(name) symbols.emplace_back(#name, reinterpret_cast<void *>(&name));
-  TILE_SYMBOL(mgpuModuleLoad)
-  TILE_SYMBOL(mgpuModuleUnload)
-  TILE_SYMBOL(mgpuModuleGetFunction)
-  TILE_SYMBOL(mgpuLaunchKernel)
-  TILE_SYMBOL(mgpuStreamCreate)
-  TILE_SYMBOL(mgpuStreamDestroy)
-  TILE_SYMBOL(mgpuStreamSynchronize)
-  TILE_SYMBOL(mgpuStreamWaitEvent)
-  TILE_SYMBOL(mgpuEventCreate)
-  TILE_SYMBOL(mgpuEventDestroy)
-  TILE_SYMBOL(mgpuEventSynchronize)
-  TILE_SYMBOL(mgpuEventRecord)
-  TILE_SYMBOL(mgpuMemAlloc)
-  TILE_SYMBOL(mgpuMemFree)
-  TILE_SYMBOL(mgpuMemcpy)
-  TILE_SYMBOL(mgpuMemset32)
-  TILE_SYMBOL(mgpuMemset16)
-  TILE_SYMBOL(mgpuMemHostRegister)
-  TILE_SYMBOL(mgpuMemHostUnregister)
-  TILE_SYMBOL(mgpuSetDefaultDevice)
-#undef TILE_SYMBOL
-  return symbols;
+Runtime &mlir::tile::runtime::getRocmRuntime() {
+  return GpuRuntime<HipApi>::get();
 }

@@ -1,0 +1,102 @@
+//===- Runtime.h - What tile's GPU runtimes offer ---------------*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A GPU runtime provides the mgpu* functions that host code lowered by
+// gpu-to-llvm calls (getSymbols(), for the JIT to bind), and what tools need
+// around them: device query, memory, synchronization and timing. The CUDA
+// and ROCm runtimes (CudaRuntime.h, RocmRuntime.h) are one implementation
+// over two driver APIs, each opened at run time with dlopen, so programs
+// linking them start on machines without a GPU and can ask whether one is
+// there.
+//
+// Compared with MLIR's runtime wrappers: each module is loaded once, each
+// kernel's function handle and its dynamic shared-memory opt-in are set
+// once, every launch goes to one stream (stream create/destroy are free),
+// nothing is allocated per launch, and a failing call names the driver's
+// error and the kernel, and is kept for the caller to collect (no abort).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_RUNTIME_RUNTIME_H
+#define TILE_RUNTIME_RUNTIME_H
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir::tile::runtime {
+
+struct DeviceInfo {
+  std::string name;
+  /// The chip tile compiles for: "sm_80", "sm_90a" (the a-variant for 9.0,
+  /// whose features tile uses), "gfx942" (without feature suffixes).
+  std::string chip;
+  int multiprocessors = 0;
+  /// Shared memory (LDS) one block may use, opt-in included.
+  int64_t sharedMemoryPerBlock = 0;
+};
+
+/// The mgpu* functions by name.
+using SymbolList = std::vector<std::pair<std::string, void *>>;
+
+class Runtime {
+public:
+  virtual ~Runtime() = default;
+
+  /// "cuda" or "rocm".
+  virtual const char *getName() const = 0;
+  /// The mgpu* functions, for the JIT to bind the lowered host code to.
+  virtual SymbolList getSymbols() const = 0;
+
+  /// Opens the driver library, initializes it and the default device (and
+  /// the one stream). False, with the reason, when there is no usable GPU.
+  /// Every other call does this first and does nothing without a device.
+  virtual bool initialize(std::string *why = nullptr) = 0;
+  virtual DeviceInfo getDeviceInfo() = 0;
+
+  /// Device memory; null on failure (recorded, see synchronize).
+  virtual void *allocate(size_t bytes) = 0;
+  virtual void release(void *pointer) = 0;
+  /// Copies in the runtime's stream order and waits for the copy.
+  virtual bool copyToDevice(void *device, const void *host, size_t bytes) = 0;
+  virtual bool copyToHost(void *host, const void *device, size_t bytes) = 0;
+
+  /// Waits for the stream; false if it, or any call since the last check,
+  /// failed. `error` gets the first failure's message.
+  virtual bool synchronize(std::string *error) = 0;
+  /// The first failure recorded since the last check (empty if none),
+  /// without waiting for the stream.
+  virtual std::string takeError() = 0;
+
+  /// Where launches and copies go from now on: `stream` (a CUstream or
+  /// hipStream_t the caller owns, e.g. torch's current stream), or the
+  /// runtime's own stream when null.
+  virtual void setStream(void *stream) = 0;
+  virtual void *getStream() = 0;
+  /// Whether the lowered code's stream synchronizations wait (the default).
+  /// When off, a call returns once its launches are issued, as torch's
+  /// kernels do; errors show at the next synchronize().
+  virtual void setSynchronous(bool synchronous) = 0;
+  virtual bool isSynchronous() = 0;
+
+  /// Per-call device time of `run` (a synchronous call of lowered code),
+  /// measured with events around each call after `warmup` calls.
+  virtual bool timeCalls(const std::function<void()> &run, unsigned warmup,
+                         unsigned calls, std::vector<double> &seconds,
+                         std::string *error) = 0;
+  /// Per-call host time of `run` with the lowered code's synchronizations
+  /// deferred to the end: the cost of issuing a launch.
+  virtual bool timeHostOverhead(const std::function<void()> &run,
+                                unsigned warmup, unsigned calls,
+                                double &secondsPerCall, std::string *error) = 0;
+};
+
+} // namespace mlir::tile::runtime
+
+#endif // TILE_RUNTIME_RUNTIME_H

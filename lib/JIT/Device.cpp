@@ -1,0 +1,298 @@
+//===- Device.cpp - Where compiled code runs ------------------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/JIT/Device.h"
+
+#ifdef TILE_HAS_CUDA_RUNTIME
+#include "tile/Runtime/CudaRuntime.h"
+#endif
+#ifdef TILE_HAS_ROCM_RUNTIME
+#include "tile/Runtime/RocmRuntime.h"
+#endif
+#include "tile/Runtime/Runtime.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::jit;
+
+double Timing::getMedian() const {
+  if (seconds.empty())
+    return 0;
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  return sorted[sorted.size() / 2];
+}
+
+double Timing::getMin() const {
+  return seconds.empty() ? 0
+                         : *std::min_element(seconds.begin(), seconds.end());
+}
+
+double Timing::getMax() const {
+  return seconds.empty() ? 0
+                         : *std::max_element(seconds.begin(), seconds.end());
+}
+
+Device::~Device() = default;
+
+CompileOptions Device::getCompileOptions() const {
+  CompileOptions options;
+  options.target = target;
+  options.chip = chip;
+  return options;
+}
+
+LogicalResult Device::fail(std::string message) {
+  lastError = std::move(message);
+  return failure();
+}
+
+FailureOr<double> Device::measureLaunchOverhead(const std::function<void()> &,
+                                                unsigned, unsigned) {
+  return fail("launch overhead is measured on GPU devices only");
+}
+
+std::optional<Target> mlir::tile::jit::parseTarget(StringRef name) {
+  return llvm::StringSwitch<std::optional<Target>>(name)
+      .Case("cpu", Target::CPU)
+      .Case("cuda", Target::CUDA)
+      .Case("rocm", Target::ROCm)
+      .Default(std::nullopt);
+}
+
+//===----------------------------------------------------------------------===//
+// The CPU
+//===----------------------------------------------------------------------===//
+
+namespace {
+class CpuDevice final : public Device {
+public:
+  CpuDevice() : Device(Target::CPU, "") {}
+
+  std::string getDescription() const override { return "cpu"; }
+
+  void *allocate(size_t bytes) override {
+    // 64-byte aligned, rounded up as aligned_alloc requires.
+    void *pointer =
+        std::aligned_alloc(64, std::max<size_t>(64, (bytes + 63) / 64 * 64));
+    if (!pointer)
+      lastError = "cannot allocate " + std::to_string(bytes) + " bytes";
+    return pointer;
+  }
+  void free(void *pointer) override { std::free(pointer); }
+  LogicalResult copyToDevice(void *device, const void *host,
+                             size_t bytes) override {
+    std::memcpy(device, host, bytes);
+    return success();
+  }
+  LogicalResult copyToHost(void *host, const void *device,
+                           size_t bytes) override {
+    std::memcpy(host, device, bytes);
+    return success();
+  }
+  LogicalResult synchronize() override { return success(); }
+
+  FailureOr<Timing> benchmark(const std::function<void()> &run, unsigned runs,
+                              unsigned warmup) override {
+    for (unsigned i = 0; i < warmup; ++i)
+      run();
+    Timing timing;
+    for (unsigned i = 0; i < runs; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      run();
+      timing.seconds.push_back(std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() - start)
+                                   .count());
+    }
+    return timing;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// GPUs
+//===----------------------------------------------------------------------===//
+
+/// A GPU target without a device: compiles, runs nothing.
+class OfflineDevice final : public Device {
+public:
+  OfflineDevice(Target target, std::string chip, runtime::Runtime *runtime)
+      : Device(target, std::move(chip)), runtime(runtime) {}
+
+  std::string getDescription() const override { return chip + " (no device)"; }
+  bool canRun() const override { return false; }
+  SymbolMap getRuntimeSymbols() const override {
+    return runtime ? runtime->getSymbols() : SymbolMap();
+  }
+  void *allocate(size_t) override {
+    lastError = getDescription() + " cannot run code";
+    return nullptr;
+  }
+  void free(void *) override {}
+  LogicalResult copyToDevice(void *, const void *, size_t) override {
+    return fail(getDescription() + " cannot run code");
+  }
+  LogicalResult copyToHost(void *, const void *, size_t) override {
+    return fail(getDescription() + " cannot run code");
+  }
+  LogicalResult synchronize() override {
+    return fail(getDescription() + " cannot run code");
+  }
+  FailureOr<Timing> benchmark(const std::function<void()> &, unsigned,
+                              unsigned) override {
+    return fail(getDescription() + " cannot run code");
+  }
+
+private:
+  runtime::Runtime *runtime;
+};
+
+/// A GPU through one of tile's runtimes.
+class GpuDevice final : public Device {
+public:
+  GpuDevice(Target target, runtime::Runtime &runtime, StringRef chip)
+      : Device(target, ""), runtime(runtime), info(runtime.getDeviceInfo()) {
+    this->chip = chip.empty() ? info.chip : chip.str();
+  }
+
+  std::string getDescription() const override {
+    return info.name + " (" + chip + ")";
+  }
+  SymbolMap getRuntimeSymbols() const override { return runtime.getSymbols(); }
+
+  void *allocate(size_t bytes) override {
+    void *pointer = runtime.allocate(bytes);
+    if (!pointer)
+      (void)synchronize();
+    return pointer;
+  }
+  void free(void *pointer) override { runtime.release(pointer); }
+  LogicalResult copyToDevice(void *device, const void *host,
+                             size_t bytes) override {
+    if (runtime.copyToDevice(device, host, bytes))
+      return success();
+    return synchronize();
+  }
+  LogicalResult copyToHost(void *host, const void *device,
+                           size_t bytes) override {
+    if (runtime.copyToHost(host, device, bytes))
+      return success();
+    return synchronize();
+  }
+  LogicalResult synchronize() override {
+    return success(runtime.synchronize(&lastError));
+  }
+  LogicalResult checkErrors() override {
+    std::string error = runtime.takeError();
+    if (error.empty())
+      return success();
+    return fail(std::move(error));
+  }
+  bool isSynchronous() const override { return runtime.isSynchronous(); }
+  void setSynchronous(bool synchronous) override {
+    runtime.setSynchronous(synchronous);
+  }
+  void setStream(void *stream) override { runtime.setStream(stream); }
+
+  FailureOr<Timing> benchmark(const std::function<void()> &run, unsigned runs,
+                              unsigned warmup) override {
+    Timing timing;
+    if (!runtime.timeCalls(run, warmup, runs, timing.seconds, &lastError))
+      return failure();
+    return timing;
+  }
+  FailureOr<double> measureLaunchOverhead(const std::function<void()> &run,
+                                          unsigned runs,
+                                          unsigned warmup) override {
+    double seconds = 0;
+    if (!runtime.timeHostOverhead(run, warmup, runs, seconds, &lastError))
+      return failure();
+    return seconds;
+  }
+
+private:
+  runtime::Runtime &runtime;
+  runtime::DeviceInfo info;
+};
+
+/// The runtime of a GPU target in this build, or null (with the reason).
+runtime::Runtime *getRuntime(Target target, std::string *why) {
+  switch (target) {
+  case Target::CUDA:
+#ifdef TILE_HAS_CUDA_RUNTIME
+    return &runtime::getCudaRuntime();
+#else
+    if (why)
+      *why = "this build has no CUDA runtime (cuda.h was not found)";
+    return nullptr;
+#endif
+  case Target::ROCm:
+#ifdef TILE_HAS_ROCM_RUNTIME
+    return &runtime::getRocmRuntime();
+#else
+    if (why)
+      *why = "this build has no ROCm runtime (HIP's headers were not found)";
+    return nullptr;
+#endif
+  case Target::CPU:
+    break;
+  }
+  if (why)
+    *why = "the CPU is not a GPU target";
+  return nullptr;
+}
+} // namespace
+
+std::unique_ptr<Device> mlir::tile::jit::createCpuDevice() {
+  return std::make_unique<CpuDevice>();
+}
+
+std::unique_ptr<Device> mlir::tile::jit::createGpuDevice(Target target,
+                                                         StringRef chip,
+                                                         std::string *why) {
+  runtime::Runtime *runtime = getRuntime(target, why);
+  if (!runtime || !runtime->initialize(why))
+    return nullptr;
+  return std::make_unique<GpuDevice>(target, *runtime, chip);
+}
+
+std::unique_ptr<Device> mlir::tile::jit::createOfflineDevice(Target target,
+                                                             StringRef chip) {
+  return std::make_unique<OfflineDevice>(target, chip.str(),
+                                         getRuntime(target, nullptr));
+}
+
+FailureOr<std::unique_ptr<Device>>
+mlir::tile::jit::selectDevice(StringRef name, StringRef chip, bool allowOffline,
+                              std::string &error) {
+  if (name == "auto") {
+    if (std::unique_ptr<Device> gpu = createGpuDevice(Target::CUDA, chip))
+      return gpu;
+    return createCpuDevice();
+  }
+  std::optional<Target> target = parseTarget(name);
+  if (!target) {
+    error = "unknown target '" + name.str() +
+            "' (expected auto, cuda, rocm or cpu)";
+    return failure();
+  }
+  if (*target == Target::CPU)
+    return createCpuDevice();
+  std::string why;
+  if (std::unique_ptr<Device> gpu = createGpuDevice(*target, chip, &why))
+    return gpu;
+  if (allowOffline && !chip.empty())
+    return createOfflineDevice(*target, chip);
+  error =
+      (*target == Target::CUDA ? "no CUDA device: " : "no ROCm device: ") + why;
+  return failure();
+}
