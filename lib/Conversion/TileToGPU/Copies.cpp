@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "KernelContext.h"
 
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 #include "tile/Layout/FragmentTransfer.h"
@@ -48,16 +48,16 @@ struct Side {
   }
 };
 
-Side describe(KernelLowering &k, OpBuilder &b, Location loc, Value value,
+Side describe(const KernelContext &k, OpBuilder &b, Location loc, Value value,
               ArrayRef<OpFoldResult> offsets) {
   Side side;
   side.value = value;
-  if (auto it = k.fragments.find(value); it != k.fragments.end()) {
+  if (const FragmentStorage *fragment = k.getFragment(value)) {
     side.kind = Side::Fragment;
-    side.fragment = &it->second;
-  } else if (auto it = k.shared.find(value); it != k.shared.end()) {
+    side.fragment = fragment;
+  } else if (const SharedStorage *shared = k.getShared(value)) {
     side.kind = Side::Shared;
-    side.sharedBuffer = &it->second;
+    side.sharedBuffer = shared;
   } else {
     side.kind = Side::Global;
     for (OpFoldResult offset : offsets)
@@ -75,7 +75,7 @@ SmallVector<Value> globalIndex(OpBuilder &b, Location loc, const Side &side,
 }
 
 /// Reads the element at `index` of a global or shared side.
-Value readMemory(KernelLowering &k, OpBuilder &b, Location loc,
+Value readMemory(const KernelContext &k, OpBuilder &b, Location loc,
                  const Side &side, ValueRange index, TypedAttr pad) {
   if (side.kind == Side::Shared)
     return memref::LoadOp::create(
@@ -86,7 +86,7 @@ Value readMemory(KernelLowering &k, OpBuilder &b, Location loc,
 }
 
 /// Writes `v` at `index` of a global or shared side.
-void writeMemory(KernelLowering &k, OpBuilder &b, Location loc,
+void writeMemory(const KernelContext &k, OpBuilder &b, Location loc,
                  const Side &side, ValueRange index, Value v) {
   if (side.kind == Side::Shared) {
     memref::StoreOp::create(b, loc, v, side.sharedBuffer->memory,
@@ -172,11 +172,11 @@ int64_t chooseVectorWidth(ArrayRef<const Side *> sides,
 /// i1: every run of `width` elements of the global side starts at an
 /// address aligned to the run's size (base pointer, offset, strides and the
 /// tile's origin); uniform over the block.
-Value buildAlignmentCheck(KernelLowering &k, OpBuilder &b, Location loc,
+Value buildAlignmentCheck(const KernelContext &k, OpBuilder &b, Location loc,
                           const Side &global, int64_t width) {
   return arith::AndIOp::create(
-      b, loc, k.areRowsAligned(b, loc, global.value, width),
-      k.isMultipleOf(b, loc, global.offsets.back(), width));
+      b, loc, areRowsAligned(b, loc, global.value, width),
+      isMultipleOf(b, loc, global.offsets.back(), width));
 }
 
 Value vectorLoad(OpBuilder &b, Location loc, VectorType type, Value memref,
@@ -199,7 +199,7 @@ void vectorStore(OpBuilder &b, Location loc, Value v, Value memref,
 
 /// i1: the `width` elements from `index` along the innermost dim are all
 /// inside the global memref.
-Value wholeVectorInBounds(KernelLowering &k, OpBuilder &b, Location loc,
+Value wholeVectorInBounds(const KernelContext &k, OpBuilder &b, Location loc,
                           Value memref, ValueRange index, int64_t width) {
   SmallVector<Value> last(index);
   last.back() = arith::AddIOp::create(b, loc, last.back(),
@@ -213,7 +213,7 @@ Value wholeVectorInBounds(KernelLowering &k, OpBuilder &b, Location loc,
 }
 
 /// Reads `width` elements from `index` on a shared or global side.
-Value readVector(KernelLowering &k, OpBuilder &b, Location loc,
+Value readVector(const KernelContext &k, OpBuilder &b, Location loc,
                  const Side &side, ValueRange index, int64_t width,
                  TypedAttr pad) {
   auto type = VectorType::get({width}, side.getElementType());
@@ -246,7 +246,7 @@ Value readVector(KernelLowering &k, OpBuilder &b, Location loc,
 }
 
 /// Writes the vector `v` at `index` of a shared or global side.
-void writeVector(KernelLowering &k, OpBuilder &b, Location loc,
+void writeVector(const KernelContext &k, OpBuilder &b, Location loc,
                  const Side &side, ValueRange index, Value v) {
   int64_t width = cast<VectorType>(v.getType()).getNumElements();
   if (side.kind == Side::Shared) {
@@ -300,7 +300,7 @@ void withAlignment(OpBuilder &b, Location loc, Value aligned,
 }
 
 /// The alignment check of whichever sides are global (null if none is).
-Value alignmentOfSides(KernelLowering &k, OpBuilder &b, Location loc,
+Value alignmentOfSides(const KernelContext &k, OpBuilder &b, Location loc,
                        ArrayRef<const Side *> sides, int64_t width) {
   Value all;
   for (const Side *side : sides) {
@@ -329,12 +329,12 @@ void storeSlot(OpBuilder &b, Location loc, const FragmentStorage &fragment,
 /// Slot runs of `fragment` that hold `width` consecutive innermost elements:
 /// calls `body` with the run's first slot and the logical index of its first
 /// element, under the thread's ownership guard.
-void forEachSlotRun(KernelLowering &k, OpBuilder &b, Location loc,
+void forEachSlotRun(const KernelContext &k, OpBuilder &b, Location loc,
                     const Layout &layout, int64_t width, bool firstCopyOnly,
                     function_ref<void(OpBuilder &, int64_t, ValueRange)> body) {
   Layout runs = width > 1 ? *rescaleSlotRuns(layout, width) : layout;
   for (int64_t run = 0, e = getSlotExtent(runs); run < e; ++run) {
-    if (!k.isSlotUsed(runs, run))
+    if (!isSlotUsed(runs, run))
       continue;
     Value guard = k.ownsSlot(b, loc, runs, run, firstCopyOnly);
     guarded(b, loc, guard, [&](OpBuilder &inner) {
@@ -348,7 +348,7 @@ void forEachSlotRun(KernelLowering &k, OpBuilder &b, Location loc,
 }
 
 /// Each thread writes its elements (copy 0) of `fragment` to `dst`.
-void storeFragment(KernelLowering &k, OpBuilder &b, Location loc,
+void storeFragment(const KernelContext &k, OpBuilder &b, Location loc,
                    const FragmentStorage &fragment, const Side &dst) {
   Type type = dst.getElementType();
   Side self;
@@ -382,7 +382,7 @@ void storeFragment(KernelLowering &k, OpBuilder &b, Location loc,
 }
 
 /// Each thread fills every slot of `fragment` from `src`.
-void loadFragment(KernelLowering &k, OpBuilder &b, Location loc,
+void loadFragment(const KernelContext &k, OpBuilder &b, Location loc,
                   const Side &src, const FragmentStorage &fragment,
                   TypedAttr pad) {
   Type type = fragment.type.getElementType();
@@ -429,19 +429,6 @@ Type getShuffleType(Type type) {
   return IntegerType::get(type.getContext(), 32);
 }
 
-/// How `op`, a copy between two fragments, moves its elements.
-FragmentTransfer planCopyTransfer(KernelLowering &k, CopyOp op) {
-  auto layoutOf = [](Value fragment) {
-    return cast<FragmentLayoutAttr>(
-               fragment.getDefiningOp<FragmentOp>().getLayoutAttr())
-        .toLayout();
-  };
-  Type element = cast<FragmentType>(op.getSource().getType()).getElementType();
-  return planFragmentTransfer(layoutOf(op.getSource()), layoutOf(op.getDest()),
-                              element.getIntOrFloatBitWidth(), k.threads,
-                              k.target.warpSize);
-}
-
 /// The scratch a fragment-to-fragment copy goes through: the tile in the
 /// destination's element type, rows padded by 16 bytes against bank
 /// conflicts.
@@ -467,19 +454,16 @@ SharedStorage getCopyScratch(CopyOp op) {
 /// A copy between fragments: register moves where every element stays on
 /// its thread, shuffles where it stays in its warp, else a trip through
 /// shared scratch.
-LogicalResult copyBetweenFragments(KernelLowering &k, OpBuilder &b,
+LogicalResult copyBetweenFragments(const KernelContext &k, OpBuilder &b,
                                    Location loc, CopyOp op,
                                    const FragmentStorage &src,
                                    const FragmentStorage &dst) {
   Type dstType = dst.type.getElementType();
-  FragmentTransfer transfer = planCopyTransfer(k, op);
+  const FragmentTransfer &transfer = k.getTransfer(op);
   if (transfer.kind == TransferKind::SharedMemory) {
     SharedStorage scratch = getCopyScratch(op);
-    auto offset = op->getAttrOfType<IntegerAttr>("tile.scratch");
-    if (!offset)
-      return op.emitOpError("has no shared scratch planned");
-    scratch.memory = k.scratchView(b, loc, offset.getInt(),
-                                   scratch.stageElements, dstType);
+    scratch.memory =
+        k.getScratch(b, loc, op, scratch.stageElements, dstType);
     k.barrier(b, loc);
     storeFragmentToShared(k, b, loc, src, scratch);
     k.barrier(b, loc);
@@ -496,7 +480,7 @@ LogicalResult copyBetweenFragments(KernelLowering &k, OpBuilder &b,
       // Every lane reads the replica's owner, in its own warp.
       Type wide = getShuffleType(srcType);
       SmallVector<Value> index = k.fragmentIndex(b, loc, dst.layout, slot);
-      Value thread = k.fragmentThread(b, loc, src.layout, index, replica);
+      Value thread = fragmentThread(b, loc, src.layout, index, replica);
       Value lane = arith::IndexCastUIOp::create(
           b, loc, b.getI32Type(),
           arith::RemUIOp::create(b, loc, thread,
@@ -514,18 +498,18 @@ LogicalResult copyBetweenFragments(KernelLowering &k, OpBuilder &b,
 
 } // namespace
 
-int64_t mlir::tile::gpu_lowering::getCopyScratchBytes(KernelLowering &k,
+int64_t mlir::tile::gpu_lowering::getCopyScratchBytes(const KernelPlan &plan,
                                                       CopyOp op) {
-  if (!isa<FragmentType>(op.getSource().getType()) ||
-      !isa<FragmentType>(op.getDest().getType()) ||
-      planCopyTransfer(k, op).kind != TransferKind::SharedMemory)
+  auto transfer = plan.transfers.find(op);
+  if (transfer == plan.transfers.end() ||
+      transfer->second.kind != TransferKind::SharedMemory)
     return 0;
   SharedStorage scratch = getCopyScratch(op);
   return scratch.stageElements * elementBytes(scratch.type.getElementType());
 }
 
 void mlir::tile::gpu_lowering::forEachDealtElement(
-    KernelLowering &k, OpBuilder &b, Location loc, ArrayRef<int64_t> fullShape,
+    const KernelContext &k, OpBuilder &b, Location loc, ArrayRef<int64_t> fullShape,
     function_ref<void(OpBuilder &, Location, ValueRange)> body,
     int64_t width) {
   // With `width`, units are runs of `width` innermost elements.
@@ -551,7 +535,7 @@ void mlir::tile::gpu_lowering::forEachDealtElement(
     guard = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
                                   k.constant(b, loc, elements));
   guarded(b, loc, guard, [&](OpBuilder &inner) {
-    SmallVector<Value> index = k.delinearize(inner, loc, linear, shape);
+    SmallVector<Value> index = delinearize(inner, loc, linear, shape);
     if (width > 1)
       index.back() = arith::MulIOp::create(inner, loc, index.back(),
                                            k.constant(inner, loc, width));
@@ -560,20 +544,20 @@ void mlir::tile::gpu_lowering::forEachDealtElement(
 }
 
 void mlir::tile::gpu_lowering::storeFragmentToShared(
-    KernelLowering &k, OpBuilder &b, Location loc,
+    const KernelContext &k, OpBuilder &b, Location loc,
     const FragmentStorage &fragment, const SharedStorage &shared) {
   storeFragment(k, b, loc, fragment, sharedSide(shared));
 }
 
 void mlir::tile::gpu_lowering::loadFragmentFromShared(
-    KernelLowering &k, OpBuilder &b, Location loc, const SharedStorage &shared,
+    const KernelContext &k, OpBuilder &b, Location loc, const SharedStorage &shared,
     const FragmentStorage &fragment) {
   loadFragment(k, b, loc, sharedSide(shared), fragment, {});
 }
 
-LogicalResult mlir::tile::gpu_lowering::lowerCopy(KernelLowering &k,
-                                                  CopyOp op) {
-  OpBuilder &b = k.rewriter;
+static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter,
+                               CopyOp op) {
+  OpBuilder &b = rewriter;
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
   SmallVector<OpFoldResult> offsets = op.getMixedOffsets();
@@ -627,20 +611,20 @@ LogicalResult mlir::tile::gpu_lowering::lowerCopy(KernelLowering &k,
   }
   if (writesShared)
     k.barrier(b, loc);
-  k.rewriter.eraseOp(op);
+  rewriter.eraseOp(op);
   return success();
 }
 
-LogicalResult mlir::tile::gpu_lowering::lowerFill(KernelLowering &k,
-                                                  FillOp op) {
-  OpBuilder &b = k.rewriter;
+static LogicalResult lowerFill(const KernelContext &k, PatternRewriter &rewriter,
+                               FillOp op) {
+  OpBuilder &b = rewriter;
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
   Value value = op.getValue();
-  if (auto it = k.fragments.find(op.getDest()); it != k.fragments.end()) {
-    const FragmentStorage &fragment = it->second;
+  if (const FragmentStorage *dstFragment = k.getFragment(op.getDest())) {
+    const FragmentStorage &fragment = *dstFragment;
     for (int64_t slot = 0, e = getSlotExtent(fragment.layout); slot < e; ++slot)
-      if (k.isSlotUsed(fragment.layout, slot))
+      if (isSlotUsed(fragment.layout, slot))
         storeSlot(b, loc, fragment, slot, value);
   } else {
     Side dst = describe(k, b, loc, op.getDest(), {});
@@ -652,13 +636,13 @@ LogicalResult mlir::tile::gpu_lowering::lowerFill(KernelLowering &k,
                         });
     k.barrier(b, loc);
   }
-  k.rewriter.eraseOp(op);
+  rewriter.eraseOp(op);
   return success();
 }
 
-LogicalResult mlir::tile::gpu_lowering::lowerAtomicAdd(KernelLowering &k,
-                                                       AtomicAddOp op) {
-  OpBuilder &b = k.rewriter;
+static LogicalResult lowerAtomicAdd(const KernelContext &k, PatternRewriter &rewriter,
+                                    AtomicAddOp op) {
+  OpBuilder &b = rewriter;
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
   Side src = describe(k, b, loc, op.getSource(), {});
@@ -679,7 +663,7 @@ LogicalResult mlir::tile::gpu_lowering::lowerAtomicAdd(KernelLowering &k,
   if (src.kind == Side::Fragment) {
     const Layout &layout = src.fragment->layout;
     for (int64_t slot = 0, e = getSlotExtent(layout); slot < e; ++slot) {
-      if (!k.isSlotUsed(layout, slot))
+      if (!isSlotUsed(layout, slot))
         continue;
       // One add per element: only the thread holding copy 0.
       Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/true);
@@ -695,15 +679,15 @@ LogicalResult mlir::tile::gpu_lowering::lowerAtomicAdd(KernelLowering &k,
           add(inner, l, index, readMemory(k, inner, l, src, index, {}));
         });
   }
-  k.rewriter.eraseOp(op);
+  rewriter.eraseOp(op);
   return success();
 }
 
-LogicalResult mlir::tile::gpu_lowering::lowerParallel(KernelLowering &k,
-                                                      ParallelOp op) {
-  OpBuilder &b = k.rewriter;
+static LogicalResult lowerParallel(const KernelContext &k, PatternRewriter &rewriter,
+                                   ParallelOp op) {
+  OpBuilder &b = rewriter;
   Location loc = op.getLoc();
-  Layout loop = cast<FragmentLayoutAttr>(op.getLayoutAttr()).toLayout();
+  const Layout &loop = k.getLoopLayout(op);
   Block &body = op.getBody().front();
 
   // Element accesses, and for fragments the loop dim each of their dims
@@ -726,7 +710,7 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(KernelLowering &k,
     if (isa<FragmentType>(buffer.getType()))
       for (Value index : indices)
         access.dims.push_back(cast<BlockArgument>(index).getArgNumber());
-    storesToShared |= isa<StoreOp>(nested) && k.shared.count(buffer);
+    storesToShared |= isa<StoreOp>(nested) && k.getShared(buffer);
     accesses.push_back(std::move(access));
   });
 
@@ -734,7 +718,7 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(KernelLowering &k,
   if (storesToShared)
     k.barrier(b, loc);
   for (int64_t slot = 0, e = getSlotExtent(loop); slot < e; ++slot) {
-    if (!k.isSlotUsed(loop, slot))
+    if (!isSlotUsed(loop, slot))
       continue;
     Value guard = k.ownsSlot(b, loc, loop, slot, /*firstCopyOnly=*/false);
     LogicalResult status = success();
@@ -744,24 +728,25 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(KernelLowering &k,
       for (auto [iv, value] : llvm::zip(body.getArguments(), index))
         mapping.map(iv, value);
       for (Operation &nested : body)
-        inner.clone(nested, mapping);
+        rewriter.clone(nested, mapping);
+      OpBuilder::InsertionGuard insertion(rewriter);
       for (const Access &access : accesses) {
         Operation *clone = mapping.lookup(access.op);
-        OpBuilder at(clone);
+        rewriter.setInsertionPoint(clone);
+        OpBuilder &at = rewriter;
         Location l = clone->getLoc();
         if (auto load = dyn_cast<LoadOp>(clone)) {
           Value v;
-          if (auto it = k.fragments.find(load.getBuffer());
-              it != k.fragments.end()) {
+          if (const FragmentStorage *fragment = k.getFragment(load.getBuffer())) {
             std::optional<int64_t> from =
-                k.mapSlot(loop, slot, it->second.layout, access.dims);
+                k.mapSlot(loop, slot, fragment->layout, access.dims);
             if (!from) {
               status = load.emitOpError("reads a fragment element that the "
                                         "thread running this iteration "
                                         "does not hold in a fixed slot");
               return;
             }
-            v = loadSlot(at, l, it->second, *from);
+            v = loadSlot(at, l, *fragment, *from);
           } else {
             Side side = describe(k, at, l, load.getBuffer(), {});
             side.offsets.assign(load.getIndices().size(),
@@ -769,29 +754,28 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(KernelLowering &k,
             v = readMemory(k, at, l, side, load.getIndices(),
                            load.getPadAttr());
           }
-          load.replaceAllUsesWith(v);
-          load->erase();
+          rewriter.replaceOp(load, v);
           continue;
         }
         auto store = cast<StoreOp>(clone);
-        if (auto it = k.fragments.find(store.getBuffer());
-            it != k.fragments.end()) {
+        if (const FragmentStorage *fragment =
+                k.getFragment(store.getBuffer())) {
           std::optional<int64_t> to =
-              k.mapSlot(loop, slot, it->second.layout, access.dims);
+              k.mapSlot(loop, slot, fragment->layout, access.dims);
           if (!to) {
             status = store.emitOpError("writes a fragment element that the "
                                        "thread running this iteration does "
                                        "not hold in a fixed slot");
             return;
           }
-          storeSlot(at, l, it->second, *to, store.getValue());
+          storeSlot(at, l, *fragment, *to, store.getValue());
         } else {
           Side side = describe(k, at, l, store.getBuffer(), {});
           side.offsets.assign(store.getIndices().size(),
                               k.constant(at, l, 0));
           writeMemory(k, at, l, side, store.getIndices(), store.getValue());
         }
-        store->erase();
+        rewriter.eraseOp(store);
       }
     });
     if (failed(status))
@@ -799,6 +783,16 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(KernelLowering &k,
   }
   if (storesToShared)
     k.barrier(b, loc);
-  k.rewriter.eraseOp(op);
+  rewriter.eraseOp(op);
   return success();
+}
+
+
+void mlir::tile::gpu_lowering::populateCopyPatterns(RewritePatternSet &patterns,
+                                                    KernelContext &context) {
+  patterns.add<TileOpLoweringFn<CopyOp, lowerCopy>,
+               TileOpLoweringFn<FillOp, lowerFill>,
+               TileOpLoweringFn<AtomicAddOp, lowerAtomicAdd>,
+               TileOpLoweringFn<ParallelOp, lowerParallel>>(
+      patterns.getContext(), context);
 }

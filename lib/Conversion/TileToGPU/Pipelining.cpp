@@ -23,7 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "KernelContext.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Analysis/TopologicalSortUtils.h"
@@ -82,7 +82,8 @@ FailureOr<SetVector<Operation *>> getOffsetSlice(PipelinedOp loop,
 }
 
 /// Why `copy` cannot be a producer of `loop` (empty when it can be).
-std::string whyNotProducer(KernelLowering &k, PipelinedOp loop, CopyOp copy) {
+std::string whyNotProducer(const KernelPlan &plan, PipelinedOp loop,
+                           CopyOp copy) {
   Block &body = loop.getBody().front();
   if (copy->getBlock() != &body)
     return "it is nested in another op";
@@ -111,10 +112,9 @@ std::string whyNotProducer(KernelLowering &k, PipelinedOp loop, CopyOp copy) {
     return "the tile's rows are not a whole number of 16-byte chunks";
   if (auto pad = copy.getPadAttr(); pad && !isZero(pad))
     return "it pads with a value other than 0";
-  FailureOr<Layout> layout = k.getSharedLayout(alloc);
-  if (failed(layout) ||
-      failed(layout->rescale(layout->getInRank() - 1, chunk)) ||
-      layout->getOutExtents()[0] % chunk != 0)
+  const Layout &layout = plan.shared.find(alloc.getResult())->second.layout;
+  if (failed(layout.rescale(layout.getInRank() - 1, chunk)) ||
+      layout.getOutExtents()[0] % chunk != 0)
     return "the shared layout does not keep 16-byte chunks contiguous";
   if (failed(getOffsetSlice(loop, copy)))
     return "its offsets depend on more than index arithmetic in the loop";
@@ -148,7 +148,8 @@ std::string whyNotProducer(KernelLowering &k, PipelinedOp loop, CopyOp copy) {
 } // namespace
 
 FailureOr<PipelinePlan>
-mlir::tile::gpu_lowering::planPipeline(KernelLowering &k, PipelinedOp loop) {
+mlir::tile::gpu_lowering::planPipeline(const KernelPlan &kernelPlan,
+                                       PipelinedOp loop) {
   PipelinePlan plan;
   int64_t stages = loop.getNumStagesAttr().getInt();
   Block &body = loop.getBody().front();
@@ -158,8 +159,7 @@ mlir::tile::gpu_lowering::planPipeline(KernelLowering &k, PipelinedOp loop) {
         return loop.emitOpError("'order' other than the body's own order is "
                                 "not supported by the GPU lowering yet");
   }
-  // cp.async exists from sm_80 on.
-  if (stages < 2 || !k.target.isNVIDIA() || k.target.version < 80)
+  if (stages < 2 || !kernelPlan.target.has(Feature::CpAsync))
     return plan;
   // Buffers made inside the loop would be made twice (both loop versions).
   WalkResult allocates = loop.walk([](Operation *op) {
@@ -180,7 +180,8 @@ mlir::tile::gpu_lowering::planPipeline(KernelLowering &k, PipelinedOp loop) {
     // Index arithmetic goes wherever its users are.
     if (!copy && op.getNumRegions() == 0 && isPure(&op))
       continue;
-    std::string why = copy ? whyNotProducer(k, loop, copy) : "it is not a copy";
+    std::string why =
+        copy ? whyNotProducer(kernelPlan, loop, copy) : "it is not a copy";
     if (!why.empty()) {
       if (early)
         return op.emitOpError("is scheduled in pipeline stage ")
@@ -205,7 +206,7 @@ namespace {
 /// `v`, computed in `loop`'s body, is a multiple of `n` in every iteration.
 /// Built before the loop: only values from outside it are tested at run
 /// time.
-Value buildMultipleOf(KernelLowering &k, OpBuilder &b, Location loc,
+Value buildMultipleOf(KernelContext &k, OpBuilder &b, Location loc,
                       PipelinedOp loop, Value v, int64_t n) {
   auto constant = [&](bool value) -> Value {
     return arith::ConstantIntOp::create(b, loc, b.getI1Type(), value);
@@ -213,7 +214,7 @@ Value buildMultipleOf(KernelLowering &k, OpBuilder &b, Location loc,
   if (std::optional<int64_t> c = getConstantIntValue(v))
     return constant(*c % n == 0);
   if (!loop.getBody().isAncestor(v.getParentRegion()))
-    return k.isMultipleOf(b, loc, v, n);
+    return isMultipleOf(b, loc, v, n);
   if (v == loop.getInductionVar())
     return b.createOrFold<arith::AndIOp>(
         loc, buildMultipleOf(k, b, loc, loop, loop.getLower(), n),
@@ -232,10 +233,10 @@ Value buildMultipleOf(KernelLowering &k, OpBuilder &b, Location loc,
 
 /// i1: every chunk `copy` moves starts 16-byte aligned in global memory in
 /// every iteration.
-Value buildChunkAlignment(KernelLowering &k, OpBuilder &b, Location loc,
+Value buildChunkAlignment(KernelContext &k, OpBuilder &b, Location loc,
                           PipelinedOp loop, CopyOp copy) {
   int64_t chunk = getChunk(copy);
-  Value ok = k.areRowsAligned(b, loc, copy.getSource(), chunk);
+  Value ok = areRowsAligned(b, loc, copy.getSource(), chunk);
   Value origin = getValueOrCreateConstantIndexOp(
       b, loc, copy.getMixedOffsets().back());
   Value originOk = buildMultipleOf(k, b, loc, loop, origin, chunk);
@@ -244,8 +245,9 @@ Value buildChunkAlignment(KernelLowering &k, OpBuilder &b, Location loc,
 
 class PipelineBuilder {
 public:
-  PipelineBuilder(KernelLowering &k, PipelinedOp loop, const PipelinePlan &plan)
-      : k(k), loop(loop), plan(plan), loc(loop.getLoc()) {}
+  PipelineBuilder(KernelContext &k, PatternRewriter &rewriter,
+                  PipelinedOp loop, const PipelinePlan &plan)
+      : k(k), rewriter(rewriter), loop(loop), plan(plan), loc(loop.getLoc()) {}
 
   /// Builds the pipelined loop at `b`'s insertion point.
   LogicalResult build(OpBuilder &b);
@@ -257,7 +259,8 @@ private:
   void issueCopy(OpBuilder &b, CopyOp copy, Value iteration, Value stage,
                  Value valid, SmallVectorImpl<Value> &tokens);
 
-  KernelLowering &k;
+  KernelContext &k;
+  PatternRewriter &rewriter;
   PipelinedOp loop;
   const PipelinePlan &plan;
   Location loc;
@@ -307,7 +310,7 @@ void PipelineBuilder::issueCopy(OpBuilder &b, CopyOp copy, Value iteration,
     if ((round + 1) * k.threads > chunks)
       linear = arith::MinUIOp::create(b, loc, linear,
                                       k.constant(b, loc, chunks - 1));
-    SmallVector<Value> index = k.delinearize(b, loc, linear, shape);
+    SmallVector<Value> index = delinearize(b, loc, linear, shape);
     index.back() = arith::MulIOp::create(b, loc, index.back(), chunkSize);
 
     // Source bytes: the part of the chunk inside the tensor (the rest is
@@ -402,14 +405,14 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
         b, loc, readStage, k.constant(b, loc, buffer.stageElements));
     buffers.push_back(copy.getDest());
   }
-  k.rewriter.inlineBlockBefore(&loop.getBody().front(),
-                               end->getOperand(0).getDefiningOp(),
+  rewriter.inlineBlockBefore(&loop.getBody().front(),
+                             end->getOperand(0).getDefiningOp(),
                                ValueRange{iv});
   for (CopyOp copy : plan.producers)
-    k.rewriter.eraseOp(copy);
+    rewriter.eraseOp(copy);
   // The producers' offset computations may be dead now; canonicalization
   // removes them.
-  LogicalResult status = k.lowerOps(*forOp.getBody());
+  LogicalResult status = k.lowerBlock(*forOp.getBody(), rewriter);
   for (Value buffer : buffers)
     k.shared[buffer].stageOffset = Value();
   if (failed(status))
@@ -423,46 +426,63 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
 }
 
 /// The loop as written: an scf.for around the lowered body.
-LogicalResult lowerPlainly(KernelLowering &k, PipelinedOp loop) {
-  k.rewriter.setInsertionPoint(loop);
-  auto forOp = scf::ForOp::create(k.rewriter, loop.getLoc(), loop.getLower(),
+LogicalResult lowerPlainly(KernelContext &k, PatternRewriter &rewriter,
+                           PipelinedOp loop) {
+  rewriter.setInsertionPoint(loop);
+  auto forOp = scf::ForOp::create(rewriter, loop.getLoc(), loop.getLower(),
                                   loop.getUpper(), loop.getStep());
-  k.rewriter.inlineBlockBefore(&loop.getBody().front(),
+  rewriter.inlineBlockBefore(&loop.getBody().front(),
                                forOp.getBody()->getTerminator(),
                                forOp.getInductionVar());
-  k.rewriter.eraseOp(loop);
-  return k.lowerOps(*forOp.getBody());
+  rewriter.eraseOp(loop);
+  return k.lowerBlock(*forOp.getBody(), rewriter);
 }
 
 } // namespace
 
-LogicalResult mlir::tile::gpu_lowering::lowerPipelined(KernelLowering &k,
-                                                       PipelinedOp loop) {
-  auto it = k.pipelines.find(loop);
-  if (it == k.pipelines.end() || it->second.producers.empty())
-    return lowerPlainly(k, loop);
-  PipelinePlan plan = it->second;
-  OpBuilder &b = k.rewriter;
-  Location loc = loop.getLoc();
-  b.setInsertionPoint(loop);
+namespace {
 
-  Value aligned;
-  for (CopyOp copy : plan.producers) {
-    Value ok = buildChunkAlignment(k, b, loc, loop, copy);
-    aligned = aligned ? b.createOrFold<arith::AndIOp>(loc, aligned, ok) : ok;
+struct PipelinedOpLowering : public TileOpLowering<PipelinedOp> {
+  using TileOpLowering::TileOpLowering;
+
+  LogicalResult matchAndRewrite(PipelinedOp loop,
+                                PatternRewriter &rewriter) const override {
+    KernelContext &k = context;
+    auto it = k.plan.pipelines.find(loop);
+    if (it == k.plan.pipelines.end() || it->second.producers.empty())
+      return lowerPlainly(k, rewriter, loop);
+    const PipelinePlan &plan = it->second;
+    OpBuilder &b = rewriter;
+    Location loc = loop.getLoc();
+    b.setInsertionPoint(loop);
+
+    Value aligned;
+    for (CopyOp copy : plan.producers) {
+      Value ok = buildChunkAlignment(k, b, loc, loop, copy);
+      aligned = aligned ? b.createOrFold<arith::AndIOp>(loc, aligned, ok) : ok;
+    }
+    if (matchPattern(aligned, m_Zero()))
+      return lowerPlainly(k, rewriter, loop);
+
+    auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
+    // The fallback: a copy of the loop, lowered as written.
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    IRMapping mapping;
+    auto plain = cast<PipelinedOp>(b.clone(*loop, mapping));
+    k.recordClones(mapping);
+    if (failed(lowerPlainly(k, rewriter, plain)))
+      return failure();
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    if (failed(PipelineBuilder(k, rewriter, loop, plan).build(b)))
+      return failure();
+    rewriter.eraseOp(loop);
+    return success();
   }
-  if (matchPattern(aligned, m_Zero()))
-    return lowerPlainly(k, loop);
+};
 
-  auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
-  // The fallback: a copy of the loop, lowered as written.
-  b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-  auto plain = cast<PipelinedOp>(b.clone(*loop));
-  if (failed(lowerPlainly(k, plain)))
-    return failure();
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  if (failed(PipelineBuilder(k, loop, plan).build(b)))
-    return failure();
-  k.rewriter.eraseOp(loop);
-  return success();
+} // namespace
+
+void mlir::tile::gpu_lowering::populatePipeliningPatterns(
+    RewritePatternSet &patterns, KernelContext &context) {
+  patterns.add<PipelinedOpLowering>(patterns.getContext(), context);
 }

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "KernelContext.h"
 
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 
@@ -83,7 +83,7 @@ int64_t product(ArrayRef<int64_t> shape) {
   return n;
 }
 
-Value digitOf(KernelLowering &k, OpBuilder &b, Location loc,
+Value digitOf(const KernelContext &k, OpBuilder &b, Location loc,
               const LayoutFactor &f) {
   return arith::RemUIOp::create(
       b, loc,
@@ -91,7 +91,7 @@ Value digitOf(KernelLowering &k, OpBuilder &b, Location loc,
       k.constant(b, loc, f.size));
 }
 
-Value linearize(KernelLowering &k, OpBuilder &b, Location loc,
+Value linearize(const KernelContext &k, OpBuilder &b, Location loc,
                 ValueRange index, ArrayRef<int64_t> shape) {
   Value linear = k.constant(b, loc, 0);
   for (auto [i, size] : llvm::zip(index, shape))
@@ -101,10 +101,9 @@ Value linearize(KernelLowering &k, OpBuilder &b, Location loc,
   return linear;
 }
 
-LogicalResult reduceFragment(KernelLowering &k, ReduceOp op,
+LogicalResult reduceFragment(const KernelContext &k, OpBuilder &b, ReduceOp op,
                              const FragmentStorage &src,
                              const FragmentStorage &dst) {
-  OpBuilder &b = k.rewriter;
   Location loc = op.getLoc();
   int64_t dim = op.getDimAttr().getInt();
   ReduceKind kind = op.getKind();
@@ -123,7 +122,7 @@ LogicalResult reduceFragment(KernelLowering &k, ReduceOp op,
   bool toScalar = kept.empty();
   std::map<int64_t, SmallVector<int64_t>> groups;
   for (int64_t s = 0, e = getSlotExtent(src.layout); s < e; ++s) {
-    if (!k.isSlotUsed(src.layout, s))
+    if (!isSlotUsed(src.layout, s))
       continue;
     std::optional<int64_t> q;
     if (toScalar) {
@@ -170,11 +169,10 @@ LogicalResult reduceFragment(KernelLowering &k, ReduceOp op,
 
   // 3. Across warps, through shared scratch.
   if (digits.sharedCombos > 1) {
-    auto offsetAttr = op->getAttrOfType<IntegerAttr>("tile.scratch");
     ArrayRef<int64_t> dstShape = dst.type.getShape();
     int64_t elements = product(dstShape);
-    Value scratch = k.scratchView(b, loc, offsetAttr.getInt(),
-                                  digits.sharedCombos * elements, accType);
+    Value scratch =
+        k.getScratch(b, loc, op, digits.sharedCombos * elements, accType);
     // This thread's combination of the shared digits.
     Value combo = k.constant(b, loc, 0);
     int64_t radix = 1;
@@ -253,7 +251,7 @@ LogicalResult reduceFragment(KernelLowering &k, ReduceOp op,
 /// Reduces along `dim` of a shared buffer, one output element at a time:
 /// `store` receives each output's index and value.
 void reduceSharedSerially(
-    KernelLowering &k, OpBuilder &b, Location loc, const SharedStorage &src,
+    const KernelContext &k, OpBuilder &b, Location loc, const SharedStorage &src,
     int64_t dim, ReduceKind kind, Type accType, ValueRange outIndex,
     function_ref<void(OpBuilder &, Location, Value)> store) {
   Value init = buildReduceIdentity(b, loc, kind, accType);
@@ -278,33 +276,29 @@ void reduceSharedSerially(
 
 } // namespace
 
-int64_t mlir::tile::gpu_lowering::getReduceScratchBytes(KernelLowering &k,
+int64_t mlir::tile::gpu_lowering::getReduceScratchBytes(const KernelPlan &plan,
                                                         ReduceOp op) {
-  auto src = op.getSource().getDefiningOp<FragmentOp>();
-  auto dst = op.getDest().getDefiningOp<FragmentOp>();
-  if (!src || !dst)
+  auto src = plan.fragments.find(op.getSource());
+  auto dstType = dyn_cast<FragmentType>(op.getDest().getType());
+  if (src == plan.fragments.end() || !dstType)
     return 0;
-  auto attr = dyn_cast_or_null<FragmentLayoutAttr>(src.getLayoutAttr());
-  if (!attr)
-    return 0;
-  ThreadDigits digits = classify(attr.toLayout(), op.getDimAttr().getInt(),
-                                 k.target.warpSize);
+  ThreadDigits digits = classify(src->second, op.getDimAttr().getInt(),
+                                 plan.target.warpSize);
   if (digits.sharedCombos == 1)
     return 0;
-  Type acc = accumulatorType(dst.getType().getElementType());
-  return digits.sharedCombos * product(dst.getType().getShape()) *
+  Type acc = accumulatorType(dstType.getElementType());
+  return digits.sharedCombos * product(dstType.getShape()) *
          llvm::divideCeil(acc.getIntOrFloatBitWidth(), 8);
 }
 
-LogicalResult mlir::tile::gpu_lowering::lowerReduce(KernelLowering &k,
-                                                    ReduceOp op) {
-  OpBuilder &b = k.rewriter;
+static LogicalResult lowerReduce(const KernelContext &k,
+                                 PatternRewriter &rewriter, ReduceOp op) {
+  OpBuilder &b = rewriter;
   Location loc = op.getLoc();
-  b.setInsertionPoint(op);
-  auto srcFragment = k.fragments.find(op.getSource());
-  auto dstFragment = k.fragments.find(op.getDest());
-  auto srcShared = k.shared.find(op.getSource());
-  auto dstShared = k.shared.find(op.getDest());
+  const FragmentStorage *srcFragment = k.getFragment(op.getSource());
+  const FragmentStorage *dstFragment = k.getFragment(op.getDest());
+  const SharedStorage *srcShared = k.getShared(op.getSource());
+  const SharedStorage *dstShared = k.getShared(op.getDest());
   LogicalResult result = success();
   ReduceKind kind = op.getKind();
   int64_t dim = op.getDimAttr().getInt();
@@ -317,32 +311,32 @@ LogicalResult mlir::tile::gpu_lowering::lowerReduce(KernelLowering &k,
     return convertScalar(sb, l, acc, dstType);
   };
 
-  if (srcFragment != k.fragments.end() && dstFragment != k.fragments.end()) {
-    result = reduceFragment(k, op, srcFragment->second, dstFragment->second);
-  } else if (srcShared != k.shared.end() && dstFragment != k.fragments.end()) {
+  if (srcFragment && dstFragment) {
+    result = reduceFragment(k, b, op, *srcFragment, *dstFragment);
+  } else if (srcShared && dstFragment) {
     // Every holder of an output element reduces it from shared memory.
-    const FragmentStorage &dst = dstFragment->second;
+    const FragmentStorage &dst = *dstFragment;
     for (int64_t q = 0, e = getSlotExtent(dst.layout); q < e; ++q) {
-      if (!k.isSlotUsed(dst.layout, q))
+      if (!isSlotUsed(dst.layout, q))
         continue;
       SmallVector<Value> out = k.fragmentIndex(b, loc, dst.layout, q);
       Value slot = k.constant(b, loc, q);
       reduceSharedSerially(
-          k, b, loc, srcShared->second, dim, kind, accType, out,
+          k, b, loc, *srcShared, dim, kind, accType, out,
           [&](OpBuilder &sb, Location l, Value acc) {
             Value old = memref::LoadOp::create(sb, l, dst.slots, slot);
             memref::StoreOp::create(sb, l, finish(sb, l, old, acc), dst.slots,
                                     slot);
           });
     }
-  } else if (srcShared != k.shared.end() && dstShared != k.shared.end()) {
-    const SharedStorage &dst = dstShared->second;
+  } else if (srcShared && dstShared) {
+    const SharedStorage &dst = *dstShared;
     k.barrier(b, loc);
     forEachDealtElement(
         k, b, loc, dst.type.getShape(),
         [&](OpBuilder &then, Location l, ValueRange out) {
           reduceSharedSerially(
-              k, then, l, srcShared->second, dim, kind, accType, out,
+              k, then, l, *srcShared, dim, kind, accType, out,
               [&](OpBuilder &sb, Location sl, Value acc) {
                 Value at = k.sharedOffset(sb, sl, dst, out);
                 Value old = memref::LoadOp::create(sb, sl, dst.memory, at);
@@ -357,11 +351,11 @@ LogicalResult mlir::tile::gpu_lowering::lowerReduce(KernelLowering &k,
   }
   if (failed(result))
     return failure();
-  k.rewriter.eraseOp(op);
+  rewriter.eraseOp(op);
   return success();
 }
 
-int64_t mlir::tile::gpu_lowering::getCumSumScratchBytes(KernelLowering &k,
+int64_t mlir::tile::gpu_lowering::getCumSumScratchBytes(const KernelPlan &plan,
                                                         CumSumOp op) {
   if (!isa<FragmentType>(op.getSource().getType()) &&
       !isa<FragmentType>(op.getDest().getType()))
@@ -373,7 +367,7 @@ int64_t mlir::tile::gpu_lowering::getCumSumScratchBytes(KernelLowering &k,
 
 /// Scans `src` into `dst` (both shared) along `dim`: rows dealt to threads,
 /// each walked serially.
-static void scanShared(KernelLowering &k, OpBuilder &b, Location loc,
+static void scanShared(const KernelContext &k, OpBuilder &b, Location loc,
                        const SharedStorage &src, const SharedStorage &dst,
                        int64_t dim, bool reverse) {
   ArrayRef<int64_t> shape = src.type.getShape();
@@ -402,44 +396,45 @@ static void scanShared(KernelLowering &k, OpBuilder &b, Location loc,
   });
 }
 
-LogicalResult mlir::tile::gpu_lowering::lowerCumSum(KernelLowering &k,
-                                                    CumSumOp op) {
-  OpBuilder &b = k.rewriter;
+static LogicalResult lowerCumSum(const KernelContext &k,
+                                 PatternRewriter &rewriter, CumSumOp op) {
+  OpBuilder &b = rewriter;
   Location loc = op.getLoc();
-  b.setInsertionPoint(op);
   int64_t dim = op.getDimAttr().getInt();
-  auto srcFragment = k.fragments.find(op.getSource());
-  auto dstFragment = k.fragments.find(op.getDest());
-  bool viaScratch =
-      srcFragment != k.fragments.end() || dstFragment != k.fragments.end();
+  const FragmentStorage *srcFragment = k.getFragment(op.getSource());
+  const FragmentStorage *dstFragment = k.getFragment(op.getDest());
+  bool viaScratch = srcFragment || dstFragment;
   // Fragments are scanned in shared scratch: threads do not hold whole rows.
   SharedStorage scratch;
   if (viaScratch) {
     auto type = cast<ShapedType>(op.getSource().getType());
-    auto offset = op->getAttrOfType<IntegerAttr>("tile.scratch");
     scratch.type = MemRefType::get(type.getShape(), type.getElementType());
     scratch.layout = Layout::rowMajor(type.getShape());
-    scratch.memory = k.scratchView(b, loc, offset.getInt(),
-                                   product(type.getShape()),
-                                   type.getElementType());
+    scratch.memory = k.getScratch(b, loc, op, product(type.getShape()),
+                                  type.getElementType());
   }
-  const SharedStorage &src = srcFragment != k.fragments.end()
-                                 ? scratch
-                                 : k.shared.find(op.getSource())->second;
-  const SharedStorage &dst = dstFragment != k.fragments.end()
-                                 ? scratch
-                                 : k.shared.find(op.getDest())->second;
+  const SharedStorage &src =
+      srcFragment ? scratch : *k.getShared(op.getSource());
+  const SharedStorage &dst = dstFragment ? scratch : *k.getShared(op.getDest());
   k.barrier(b, loc);
-  if (srcFragment != k.fragments.end()) {
-    storeFragmentToShared(k, b, loc, srcFragment->second, scratch);
+  if (srcFragment) {
+    storeFragmentToShared(k, b, loc, *srcFragment, scratch);
     k.barrier(b, loc);
   }
   scanShared(k, b, loc, src, dst, dim, op.getReverse());
   k.barrier(b, loc);
-  if (dstFragment != k.fragments.end()) {
-    loadFragmentFromShared(k, b, loc, scratch, dstFragment->second);
+  if (dstFragment) {
+    loadFragmentFromShared(k, b, loc, scratch, *dstFragment);
     k.barrier(b, loc);
   }
-  k.rewriter.eraseOp(op);
+  rewriter.eraseOp(op);
   return success();
+}
+
+
+void mlir::tile::gpu_lowering::populateReductionPatterns(
+    RewritePatternSet &patterns, KernelContext &context) {
+  patterns.add<TileOpLoweringFn<ReduceOp, lowerReduce>,
+               TileOpLoweringFn<CumSumOp, lowerCumSum>>(patterns.getContext(),
+                                                        context);
 }

@@ -3,15 +3,25 @@
 // Part of the tile project.
 //
 //===----------------------------------------------------------------------===//
+//
+// The kernel pattern: plans a tile.kernel (KernelPlan), opens a gpu.launch
+// with the planned dynamic shared memory, gives every buffer its storage and
+// lowers the body with the op patterns of the families (KernelContext).
+//
+//===----------------------------------------------------------------------===//
 
 #include "tile/Conversion/TileToGPU/TileToGPU.h"
 
-#include "KernelLowering.h"
+#include "KernelContext.h"
 #include "tile/Conversion/Passes.h"
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -20,34 +30,123 @@ namespace mlir::tile {
 
 using namespace mlir;
 using namespace mlir::tile;
-
-LogicalResult mlir::tile::lowerKernelToGPU(RewriterBase &rewriter,
-                                           KernelOp kernel,
-                                           const TargetInfo &target) {
-  return gpu_lowering::KernelLowering(rewriter, kernel, target).run();
-}
+using namespace mlir::tile::gpu_lowering;
 
 namespace {
+
+struct KernelOpLowering : public OpRewritePattern<KernelOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(KernelOp kernel,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<TargetInfo> target = getTarget(kernel);
+    if (failed(target))
+      return failure();
+    if (target->isCPU())
+      return kernel.emitOpError("cannot be lowered to the GPU for target '")
+             << target->chip << "'; attach a GPU target (tile-attach-target)";
+    FailureOr<KernelPlan> plan = KernelPlan::build(kernel, *target);
+    if (failed(plan))
+      return failure();
+    KernelContext context(*plan);
+    RewritePatternSet opPatterns(getContext());
+    populateCopyPatterns(opPatterns, context);
+    populateGemmPatterns(opPatterns, context);
+    populateReductionPatterns(opPatterns, context);
+    populatePipeliningPatterns(opPatterns, context);
+    context.setPatterns(std::move(opPatterns));
+
+    Location loc = kernel.getLoc();
+    rewriter.setInsertionPoint(kernel);
+    SmallVector<Value> grid;
+    for (OpFoldResult size : kernel.getMixedGrid())
+      grid.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
+    Value one = context.constant(rewriter, loc, 1);
+    while (grid.size() < 3)
+      grid.push_back(one);
+    Value sharedSize = arith::ConstantIntOp::create(
+        rewriter, loc, rewriter.getI32Type(), plan->sharedBytes);
+    auto launch = gpu::LaunchOp::create(
+        rewriter, loc, grid[0], grid[1], grid[2],
+        context.constant(rewriter, loc, plan->threads), one, one, sharedSize);
+    Block &body = launch.getBody().front();
+    rewriter.setInsertionPointToEnd(&body);
+    auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+    rewriter.setInsertionPoint(terminator);
+
+    context.threadId = launch.getThreadIds().x;
+    gpu::KernelDim3 blockIds = launch.getBlockIds();
+    SmallVector<Value> launchIds{blockIds.x, blockIds.y, blockIds.z};
+    launchIds.resize(kernel.getGridRank());
+    SmallVector<Value> gridSizes(grid.begin(),
+                                 grid.begin() + launchIds.size());
+    SmallVector<Value> ids = getBlockIds(rewriter, loc, launchIds, gridSizes,
+                                         kernel.getRasterAttr());
+    auto dynamicType = MemRefType::get(
+        {ShapedType::kDynamic}, rewriter.getI8Type(),
+        MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    context.dynamicShared =
+        gpu::DynamicSharedMemoryOp::create(rewriter, loc, dynamicType);
+
+    // Move the body in, then give buffers their storage.
+    rewriter.inlineBlockBefore(&kernel.getBody().front(), terminator, ids);
+    SmallVector<Operation *> allocations;
+    body.walk([&](Operation *op) {
+      if (isa<AllocSharedOp, FragmentOp>(op))
+        allocations.push_back(op);
+    });
+    for (Operation *op : allocations) {
+      rewriter.setInsertionPoint(op);
+      Value buffer = op->getResult(0);
+      if (auto it = plan->shared.find(buffer); it != plan->shared.end()) {
+        const SharedBufferPlan &planned = it->second;
+        context.shared[buffer] = {
+            context.viewShared(rewriter, op->getLoc(), planned.offset,
+                               planned.stages * planned.stageElements,
+                               planned.type.getElementType()),
+            planned.layout,
+            planned.type,
+            planned.stages,
+            planned.stageElements,
+            Value()};
+        continue;
+      }
+      const Layout &layout = plan->getFragmentLayout(buffer);
+      auto type = cast<FragmentType>(buffer.getType());
+      auto slotsType =
+          MemRefType::get({getSlotExtent(layout)}, type.getElementType());
+      Value slots =
+          memref::AllocaOp::create(rewriter, op->getLoc(), slotsType);
+      context.fragments[buffer] = {slots, layout, type};
+    }
+    if (failed(context.lowerBlock(body, rewriter)))
+      return failure();
+    for (Operation *op : allocations)
+      rewriter.eraseOp(op);
+    rewriter.eraseOp(kernel);
+    return success();
+  }
+};
+
 struct ConvertTileToGPUPass
     : public tile::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<KernelOp> kernels;
-    getOperation()->walk([&](KernelOp kernel) { kernels.push_back(kernel); });
-    IRRewriter rewriter(&getContext());
-    for (KernelOp kernel : kernels) {
-      FailureOr<TargetInfo> target = getTarget(kernel);
-      if (failed(target))
-        return signalPassFailure();
-      if (target->isCPU()) {
-        kernel.emitOpError("cannot be lowered to the GPU for target '")
-            << target->chip << "'; attach a GPU target (tile-attach-target)";
-        return signalPassFailure();
-      }
-      if (failed(lowerKernelToGPU(rewriter, kernel, *target)))
-        return signalPassFailure();
-    }
+    RewritePatternSet patterns(&getContext());
+    populateTileToGPUPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // A kernel that is left failed with a diagnostic.
+    if (getOperation()->walk([](KernelOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      signalPassFailure();
   }
 };
+
 } // namespace
+
+void mlir::tile::populateTileToGPUPatterns(RewritePatternSet &patterns) {
+  patterns.add<KernelOpLowering>(patterns.getContext());
+}

@@ -7,18 +7,16 @@
 #ifndef TILE_CONVERSION_TILETOGPU_TILETOGPU_H
 #define TILE_CONVERSION_TILETOGPU_TILETOGPU_H
 
-#include "tile/Dialect/Tile/IR/TileOps.h"
-#include "tile/Target/Target.h"
-
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
 
-/// Rewrites `kernel` (whose buffers and loops have layouts) into a
-/// gpu.launch of per-thread code for `target`. Fails with a diagnostic on
-/// the op that cannot be lowered.
-LogicalResult lowerKernelToGPU(RewriterBase &rewriter, KernelOp kernel,
-                               const TargetInfo &target);
+/// Adds the pattern that rewrites a `tile.kernel` (whose buffers and loops
+/// have layouts, inside a module with a GPU `tile.target`) into a
+/// `gpu.launch` of per-thread code: it plans the kernel, then lowers every
+/// tile op of the body with the op patterns of each family. A kernel that
+/// cannot be lowered gets a diagnostic and stays (the pattern fails).
+void populateTileToGPUPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tile
 

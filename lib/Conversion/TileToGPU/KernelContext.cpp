@@ -1,0 +1,120 @@
+//===- KernelContext.cpp - Lowering one tile.kernel to per-thread code ----===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelContext.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Rewrite/PatternApplicator.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+Operation *KernelContext::getPlanned(Operation *op) const {
+  auto it = clones.find(op);
+  return it == clones.end() ? op : it->second;
+}
+
+void KernelContext::recordClones(const IRMapping &mapping) {
+  for (auto [original, clone] : mapping.getOperationMap())
+    clones[clone] = getPlanned(original);
+}
+
+const GemmPlan &KernelContext::getGemmPlan(GemmOp op) const {
+  return plan.gemms.find(getPlanned(op))->second;
+}
+
+const Layout &KernelContext::getLoopLayout(ParallelOp op) const {
+  return plan.loops.find(getPlanned(op))->second;
+}
+
+const FragmentTransfer &KernelContext::getTransfer(CopyOp op) const {
+  return plan.transfers.find(getPlanned(op))->second;
+}
+
+const FragmentStorage *KernelContext::getFragment(Value buffer) const {
+  auto it = fragments.find(buffer);
+  return it == fragments.end() ? nullptr : &it->second;
+}
+
+const SharedStorage *KernelContext::getShared(Value buffer) const {
+  auto it = shared.find(buffer);
+  return it == shared.end() ? nullptr : &it->second;
+}
+
+Value KernelContext::viewShared(OpBuilder &b, Location loc, int64_t byteOffset,
+                                int64_t count, Type type) const {
+  auto viewType = MemRefType::get(
+      {count}, type, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  return memref::ViewOp::create(b, loc, viewType, dynamicShared,
+                                constant(b, loc, byteOffset), ValueRange());
+}
+
+Value KernelContext::getScratch(OpBuilder &b, Location loc, Operation *op,
+                                int64_t count, Type type) const {
+  return viewShared(b, loc, plan.scratch.lookup(getPlanned(op)), count, type);
+}
+
+void KernelContext::barrier(OpBuilder &b, Location loc) const {
+  gpu::BarrierOp::create(b, loc);
+}
+
+SmallVector<Value> KernelContext::fragmentIndex(OpBuilder &b, Location loc,
+                                                const Layout &fragment,
+                                                int64_t slot,
+                                                Value thread) const {
+  if (!thread)
+    return gpu_lowering::fragmentIndex(b, loc, fragment, slot, threadId,
+                                       threads);
+  return gpu_lowering::fragmentIndex(b, loc, fragment, slot, thread,
+                                     getThreadExtent(fragment));
+}
+
+Value KernelContext::sharedOffset(OpBuilder &b, Location loc,
+                                  const SharedStorage &buffer,
+                                  ValueRange index) const {
+  Value result = applyLayout(b, loc, buffer.layout, index, /*outDim=*/0);
+  if (std::optional<Swizzle> swizzle = buffer.layout.getSwizzle())
+    result = applySwizzle(b, loc, result, *swizzle);
+  if (buffer.stageOffset)
+    result = arith::AddIOp::create(b, loc, result, buffer.stageOffset);
+  return result;
+}
+
+LogicalResult KernelContext::lowerBlock(Block &block,
+                                        PatternRewriter &rewriter) {
+  PatternApplicator applicator(patterns);
+  applicator.applyDefaultCostModel();
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    // Storage was given out up front; the kernel pattern erases these.
+    if (isa<AllocSharedOp, FragmentOp>(op))
+      continue;
+    if (isa<LoadOp, StoreOp>(op)) {
+      op.emitOpError("must be nested in a 'tile.parallel' body");
+      return fail();
+    }
+    rewriter.setInsertionPoint(&op);
+    if (succeeded(applicator.matchAndRewrite(&op, rewriter)))
+      continue;
+    if (failed)
+      return failure();
+    if (isa<TileDialect>(op.getDialect())) {
+      op.emitOpError("cannot be lowered to the GPU");
+      return fail();
+    }
+    // Other ops stay; tile ops inside their regions are lowered in place.
+    for (Region &region : op.getRegions())
+      for (Block &nested : region)
+        if (::mlir::failed(lowerBlock(nested, rewriter)))
+          return failure();
+  }
+  return success();
+}

@@ -1,0 +1,201 @@
+//===- KernelContext.h - Lowering one tile.kernel to per-thread code -*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to convert-tile-to-gpu. The patterns that lower a kernel's tile
+// ops share one KernelContext: the kernel's plan, the thread id, and the
+// storage the kernel pattern gave each buffer (fragments become per-thread
+// arrays indexed by static slot numbers, shared buffers 1-d views of the
+// block's dynamic shared memory). Ops are lowered in program order, region
+// by region, so a pattern may lower the ops it moves into a new region
+// (a pipelined loop's body) with the context it sets up for them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_CONVERSION_TILETOGPU_KERNELCONTEXT_H
+#define TILE_LIB_CONVERSION_TILETOGPU_KERNELCONTEXT_H
+
+#include "KernelPlan.h"
+#include "LayoutCodegen.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+
+namespace mlir::tile::gpu_lowering {
+
+/// A fragment after lowering: `slots` registers per thread.
+struct FragmentStorage {
+  Value slots; // memref<S x T> (private)
+  Layout layout;
+  FragmentType type;
+};
+
+/// A shared buffer (or scratch) after lowering: a 1-d view of the dynamic
+/// block. Multi-buffered for a software pipeline: `stages` copies of
+/// `stageElements` elements; `stageOffset` (elements) selects the copy the
+/// code being generated uses.
+struct SharedStorage {
+  Value memory; // memref<N x T, #gpu.address_space<workgroup>>
+  Layout layout;
+  MemRefType type;
+  int64_t stages = 1;
+  int64_t stageElements = 0;
+  Value stageOffset;
+};
+
+class KernelContext {
+public:
+  explicit KernelContext(const KernelPlan &plan)
+      : plan(plan), target(plan.target), threads(plan.threads) {}
+
+  const KernelPlan &plan;
+  const TargetInfo &target;
+  int64_t threads;
+  /// gpu.thread_id x, as index.
+  Value threadId;
+  /// The dynamic shared memory block (memref<?xi8, workgroup>).
+  Value dynamicShared;
+  llvm::DenseMap<Value, FragmentStorage> fragments;
+  llvm::DenseMap<Value, SharedStorage> shared;
+
+  /// What the plan decided for an op of the kernel (or a clone of one, see
+  /// recordClones).
+  const GemmPlan &getGemmPlan(GemmOp op) const;
+  const Layout &getLoopLayout(ParallelOp op) const;
+  const FragmentTransfer &getTransfer(CopyOp op) const;
+  /// Ops in `mapping` (from cloning kernel ops) share their originals' plan.
+  void recordClones(const IRMapping &mapping);
+
+  /// The storage of a buffer, or null when it is not of that kind.
+  const FragmentStorage *getFragment(Value buffer) const;
+  const SharedStorage *getShared(Value buffer) const;
+
+  /// A view of `op`'s planned scratch as memref<count x type>.
+  Value getScratch(OpBuilder &b, Location loc, Operation *op, int64_t count,
+                   Type type) const;
+  /// A view of the dynamic block at `byteOffset` as memref<count x type>.
+  Value viewShared(OpBuilder &b, Location loc, int64_t byteOffset,
+                   int64_t count, Type type) const;
+
+  //===--------------------------------------------------------------------===//
+  // Layout arithmetic for this kernel's threads (see LayoutCodegen.h)
+  //===--------------------------------------------------------------------===//
+
+  Value constant(OpBuilder &b, Location loc, int64_t value) const {
+    return constantIndex(b, loc, value);
+  }
+  /// Emits `gpu.barrier`.
+  void barrier(OpBuilder &b, Location loc) const;
+  /// The logical index of slot `slot` of this thread (or of `thread`).
+  SmallVector<Value> fragmentIndex(OpBuilder &b, Location loc,
+                                   const Layout &fragment, int64_t slot,
+                                   Value thread = Value()) const;
+  /// i1: this thread holds slot `slot` (copy 0 with `firstCopyOnly`); null
+  /// when always.
+  Value ownsSlot(OpBuilder &b, Location loc, const Layout &fragment,
+                 int64_t slot, bool firstCopyOnly) const {
+    return buildOwnsSlot(b, loc, fragment, slot, firstCopyOnly, threadId,
+                         threads);
+  }
+  std::optional<int64_t> mapSlot(const Layout &source, int64_t sourceSlot,
+                                 const Layout &target,
+                                 ArrayRef<unsigned> dims) const {
+    return gpu_lowering::mapSlot(source, sourceSlot, target, dims, threads);
+  }
+  /// Element offset of `index` in a shared buffer (layout, swizzle and
+  /// stage).
+  Value sharedOffset(OpBuilder &b, Location loc, const SharedStorage &buffer,
+                     ValueRange index) const;
+
+  //===--------------------------------------------------------------------===//
+  // Applying the op patterns
+  //===--------------------------------------------------------------------===//
+
+  /// Lowers the tile ops of `block`, in order, with the op patterns (and
+  /// those of nested regions of other ops).
+  LogicalResult lowerBlock(Block &block, PatternRewriter &rewriter);
+  /// Records that a pattern failed with a diagnostic: lowering stops.
+  LogicalResult fail() {
+    failed = true;
+    return failure();
+  }
+  void setPatterns(FrozenRewritePatternSet set) { patterns = std::move(set); }
+
+private:
+  /// The planned op a clone copies.
+  Operation *getPlanned(Operation *op) const;
+
+  FrozenRewritePatternSet patterns;
+  bool failed = false;
+  llvm::DenseMap<Operation *, Operation *> clones;
+};
+
+/// A pattern lowering one kind of tile op inside a kernel: holds the
+/// kernel's context. A lowering that cannot proceed emits its diagnostic
+/// and returns `context.fail()`.
+template <typename Op>
+struct TileOpLowering : public OpRewritePattern<Op> {
+  TileOpLowering(MLIRContext *mlirContext, KernelContext &context)
+      : OpRewritePattern<Op>(mlirContext), context(context) {}
+
+protected:
+  KernelContext &context;
+};
+
+/// A TileOpLowering whose rewrite is `lower(context, rewriter, op)`.
+template <typename Op, LogicalResult (*lower)(const KernelContext &,
+                                              PatternRewriter &, Op)>
+struct TileOpLoweringFn : public TileOpLowering<Op> {
+  using TileOpLowering<Op>::TileOpLowering;
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(lower(this->context, rewriter, op)))
+      return this->context.fail();
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pattern sets of the op families
+//===----------------------------------------------------------------------===//
+
+/// tile.copy, tile.fill, tile.atomic_add, tile.parallel (Copies.cpp).
+void populateCopyPatterns(RewritePatternSet &patterns, KernelContext &context);
+/// tile.gemm through the planned instruction's strategy (Gemm.cpp).
+void populateGemmPatterns(RewritePatternSet &patterns, KernelContext &context);
+/// tile.reduce, tile.cumsum (Reductions.cpp).
+void populateReductionPatterns(RewritePatternSet &patterns,
+                               KernelContext &context);
+/// tile.pipelined (Pipelining.cpp).
+void populatePipeliningPatterns(RewritePatternSet &patterns,
+                                KernelContext &context);
+
+//===----------------------------------------------------------------------===//
+// Code shared by the families
+//===----------------------------------------------------------------------===//
+
+/// Calls `body` with this thread's logical indices of a tile of `shape`,
+/// elements dealt round-robin over the block's threads (under a guard
+/// where the threads do not divide them). With `width`, units are runs of
+/// `width` innermost elements and the index is each run's first element.
+void forEachDealtElement(
+    const KernelContext &k, OpBuilder &b, Location loc,
+    ArrayRef<int64_t> shape,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body,
+    int64_t width = 1);
+
+/// Each thread writes the elements its slots hold (copy 0) to `shared`.
+void storeFragmentToShared(const KernelContext &k, OpBuilder &b, Location loc,
+                           const FragmentStorage &fragment,
+                           const SharedStorage &shared);
+/// Each thread fills all its slots from `shared`.
+void loadFragmentFromShared(const KernelContext &k, OpBuilder &b,
+                            Location loc, const SharedStorage &shared,
+                            const FragmentStorage &fragment);
+
+} // namespace mlir::tile::gpu_lowering
+
+#endif // TILE_LIB_CONVERSION_TILETOGPU_KERNELCONTEXT_H

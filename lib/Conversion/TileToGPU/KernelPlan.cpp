@@ -1,0 +1,219 @@
+//===- KernelPlan.cpp - How one tile.kernel is laid out on a GPU ----------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelPlan.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+/// Shared buffers start at multiples of this (what TMA's 128-byte swizzle
+/// needs of absolute addresses).
+static constexpr int64_t kSharedAlignment = 1024;
+
+FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
+                                        const TargetInfo &target) {
+  KernelPlan plan;
+  plan.target = target;
+  plan.threads = kernel.getThreadsAttr().getInt();
+  if (failed(plan.planBuffers(kernel)))
+    return failure();
+
+  // Gemms and fragment copies, as layout inference planned them.
+  WalkResult result = kernel.walk([&](Operation *op) {
+    if (auto gemm = dyn_cast<GemmOp>(op)) {
+      FailureOr<GemmPlan> gemmPlan = planGemm(gemm, target, plan.threads);
+      if (failed(gemmPlan))
+        return WalkResult::interrupt();
+      auto mismatch = [&](StringRef what) {
+        gemm.emitOpError(what) << " layout does not match "
+                               << gemmPlan->describe()
+                               << "; run tile-infer-layouts for this chip";
+        return WalkResult::interrupt();
+      };
+      if (!plan.fragments.count(gemm.getC())) {
+        gemm.emitOpError("accumulator is not a tile.fragment");
+        return WalkResult::interrupt();
+      }
+      if (!haveSameOwners(plan.getFragmentLayout(gemm.getC()), gemmPlan->c,
+                          /*compareSlots=*/true))
+        return mismatch("accumulator");
+      for (auto [operand, layout] : {std::make_pair(gemm.getA(), &gemmPlan->a),
+                                     std::make_pair(gemm.getB(), &gemmPlan->b)}) {
+        if (plan.fragments.count(operand)) {
+          if (!haveSameOwners(plan.getFragmentLayout(operand), *layout,
+                              /*compareSlots=*/true))
+            return mismatch("register operand");
+        } else if (!plan.shared.count(operand)) {
+          gemm.emitOpError("operand is neither a fragment nor a "
+                           "tile.alloc_shared buffer");
+          return WalkResult::interrupt();
+        }
+      }
+      plan.gemms[op] = std::move(*gemmPlan);
+    } else if (auto copy = dyn_cast<CopyOp>(op)) {
+      if (plan.fragments.count(copy.getSource()) &&
+          plan.fragments.count(copy.getDest())) {
+        unsigned bits = cast<FragmentType>(copy.getSource().getType())
+                            .getElementTypeBitWidth();
+        plan.transfers[op] = planFragmentTransfer(
+            plan.getFragmentLayout(copy.getSource()),
+            plan.getFragmentLayout(copy.getDest()), bits, plan.threads,
+            target.warpSize);
+      }
+    } else if (auto loop = dyn_cast<PipelinedOp>(op)) {
+      FailureOr<PipelinePlan> pipeline = planPipeline(plan, loop);
+      if (failed(pipeline))
+        return WalkResult::interrupt();
+      for (CopyOp producer : pipeline->producers)
+        plan.shared[producer.getDest()].stages = pipeline->stages;
+      plan.pipelines[op] = std::move(*pipeline);
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted() || failed(plan.planSharedMemory(kernel)))
+    return failure();
+  return plan;
+}
+
+LogicalResult KernelPlan::planBuffers(KernelOp kernel) {
+  WalkResult result = kernel.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
+      MemRefType type = alloc.getType();
+      LayoutAttrInterface attr = alloc.getLayoutAttr();
+      if (!attr)
+        attr = LinearLayoutAttr::get(alloc.getContext());
+      FailureOr<Layout> layout =
+          attr.getLayout(type.getShape(), type.getElementType(),
+                         [&] { return alloc.emitOpError(); });
+      if (failed(layout))
+        return WalkResult::interrupt();
+      SharedBufferPlan &buffer = shared[alloc.getResult()];
+      buffer.layout = *layout;
+      buffer.type = type;
+      buffer.stageElements = layout->getOutExtents()[0];
+      return WalkResult::advance();
+    }
+    // Fragments and loops need their layouts: the GPU code derives from
+    // them.
+    auto fragment = dyn_cast<FragmentOp>(op);
+    auto loop = dyn_cast<ParallelOp>(op);
+    if (!fragment && !loop)
+      return WalkResult::advance();
+    LayoutAttrInterface attr =
+        fragment ? fragment.getLayoutAttr() : loop.getLayoutAttr();
+    if (!attr || !attr.isFragmentLayout()) {
+      op->emitOpError("has no layout; run tile-infer-layouts before lowering "
+                      "to the GPU");
+      return WalkResult::interrupt();
+    }
+    // A loop's layout is over its iteration space (element type unused).
+    ArrayRef<int64_t> shape =
+        fragment ? fragment.getType().getShape() : loop.getShape();
+    Type element = fragment ? fragment.getType().getElementType()
+                            : IndexType::get(op->getContext());
+    FailureOr<Layout> layout =
+        attr.getLayout(shape, element, [&] { return op->emitOpError(); });
+    if (failed(layout))
+      return WalkResult::interrupt();
+    if (fragment)
+      fragments[fragment.getResult()] = *layout;
+    else
+      loops[op] = *layout;
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
+  // What needs shared memory, and from which to which op of the kernel's
+  // body (loops count whole) it is live.
+  struct Request {
+    Operation *op;
+    int64_t bytes, first, last;
+    int64_t offset = -1;
+  };
+  Block &body = kernel.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  auto positionOf = [&](Operation *op) {
+    return position.lookup(body.findAncestorOpInBlock(*op));
+  };
+  SmallVector<Request> requests;
+  kernel.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
+      const SharedBufferPlan &buffer = shared[alloc.getResult()];
+      int64_t bytes =
+          buffer.stages * buffer.stageElements *
+          llvm::divideCeil(buffer.type.getElementTypeBitWidth(), 8);
+      // Live from its first use to its last (allocation is free).
+      Request request{op, bytes, positionOf(op), positionOf(op)};
+      for (auto [i, user] : llvm::enumerate(alloc->getUsers())) {
+        int64_t at = positionOf(user);
+        request.first = i == 0 ? at : std::min(request.first, at);
+        request.last = i == 0 ? at : std::max(request.last, at);
+      }
+      requests.push_back(request);
+      return;
+    }
+    int64_t bytes = 0;
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      bytes = getReduceScratchBytes(*this, reduce);
+    else if (auto cumsum = dyn_cast<CumSumOp>(op))
+      bytes = getCumSumScratchBytes(*this, cumsum);
+    else if (auto copy = dyn_cast<CopyOp>(op))
+      bytes = getCopyScratchBytes(*this, copy);
+    if (bytes > 0)
+      requests.push_back({op, bytes, positionOf(op), positionOf(op)});
+  });
+
+  // Buffers whose lives do not overlap share memory: largest first, each at
+  // the lowest aligned offset clear of the live ones placed so far. Every
+  // write to shared memory is preceded by a barrier, so a buffer's first
+  // writes cannot overtake the last reads of the one it replaces.
+  SmallVector<Request *> order;
+  for (Request &request : requests)
+    order.push_back(&request);
+  // Largest first; ties in program order (pointers into `requests`).
+  llvm::sort(order, [](const Request *a, const Request *b) {
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a < b;
+  });
+  for (size_t i = 0; i < order.size(); ++i) {
+    Request *request = order[i];
+    SmallVector<Request *> live;
+    for (Request *placed : ArrayRef(order).take_front(i))
+      if (placed->first <= request->last && request->first <= placed->last)
+        live.push_back(placed);
+    SmallVector<int64_t> candidates = {0};
+    for (Request *other : live)
+      candidates.push_back(
+          llvm::alignTo(other->offset + other->bytes, kSharedAlignment));
+    llvm::sort(candidates);
+    for (int64_t offset : candidates) {
+      bool clear = llvm::all_of(live, [&](Request *other) {
+        return offset + request->bytes <= other->offset ||
+               other->offset + other->bytes <= offset;
+      });
+      if (clear) {
+        request->offset = offset;
+        break;
+      }
+    }
+    sharedBytes = std::max(sharedBytes, request->offset + request->bytes);
+    if (auto alloc = dyn_cast<AllocSharedOp>(request->op))
+      shared[alloc.getResult()].offset = request->offset;
+    else
+      scratch[request->op] = request->offset;
+  }
+  if (sharedBytes > target.sharedMemoryBytes)
+    return kernel.emitOpError("needs ")
+           << sharedBytes << " bytes of shared memory; " << target.chip
+           << " allows " << target.sharedMemoryBytes;
+  return success();
+}

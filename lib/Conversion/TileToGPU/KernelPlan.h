@@ -1,0 +1,99 @@
+//===- KernelPlan.h - How one tile.kernel is laid out on a GPU --*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to convert-tile-to-gpu. A KernelPlan is the analysis that decides,
+// before any IR changes, everything about a kernel that more than one op's
+// lowering must agree on: the layout of every fragment and shared buffer,
+// where each shared buffer and each op's scratch lives in the block's
+// dynamic shared memory (reused between buffers whose lives do not overlap),
+// how each tile.pipelined loop is software-pipelined, and how each gemm and
+// each copy between fragments is computed. Errors (a schedule that cannot
+// be honored, too much shared memory) are reported while planning, so the
+// rewrite that follows never stops half-way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_CONVERSION_TILETOGPU_KERNELPLAN_H
+#define TILE_LIB_CONVERSION_TILETOGPU_KERNELPLAN_H
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Dialect/Tile/Transforms/GemmPlan.h"
+#include "tile/Layout/FragmentTransfer.h"
+#include "tile/Target/Target.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::tile::gpu_lowering {
+
+/// A shared buffer: its layout and, for a software pipeline, `stages` copies
+/// of `stageElements` elements at `offset` bytes into the dynamic block.
+struct SharedBufferPlan {
+  Layout layout;
+  MemRefType type;
+  int64_t stages = 1;
+  int64_t stageElements = 0;
+  int64_t offset = 0;
+};
+
+/// How a tile.pipelined loop is pipelined: its global-to-shared copies
+/// (producers) run `stages - 1` iterations ahead of the rest of the body;
+/// no producers: the loop runs as written.
+struct PipelinePlan {
+  int64_t stages = 1;
+  SmallVector<CopyOp> producers;
+};
+
+class KernelPlan {
+public:
+  /// Plans `kernel` (whose fragments and loops have layouts) for `target`;
+  /// fails with a diagnostic on the op that cannot be planned.
+  static FailureOr<KernelPlan> build(KernelOp kernel, const TargetInfo &target);
+
+  TargetInfo target;
+  int64_t threads = 0;
+  /// Layouts of the kernel's fragments (tile.fragment results).
+  llvm::DenseMap<Value, Layout> fragments;
+  /// Layouts of the kernel's tile.parallel iteration spaces.
+  llvm::DenseMap<Operation *, Layout> loops;
+  /// The kernel's shared buffers (tile.alloc_shared results).
+  llvm::DenseMap<Value, SharedBufferPlan> shared;
+  /// Byte offset of the shared scratch of each op that needs some.
+  llvm::DenseMap<Operation *, int64_t> scratch;
+  llvm::DenseMap<Operation *, PipelinePlan> pipelines;
+  llvm::DenseMap<Operation *, GemmPlan> gemms;
+  /// How each copy between two fragments moves its elements.
+  llvm::DenseMap<Operation *, FragmentTransfer> transfers;
+  /// Bytes of dynamic shared memory the block needs.
+  int64_t sharedBytes = 0;
+
+  /// The layout of a fragment value of this kernel.
+  const Layout &getFragmentLayout(Value fragment) const {
+    return fragments.find(fragment)->second;
+  }
+
+private:
+  LogicalResult planBuffers(KernelOp kernel);
+  LogicalResult planSharedMemory(KernelOp kernel);
+};
+
+//===----------------------------------------------------------------------===//
+// What the op families need planned (defined next to their lowerings)
+//===----------------------------------------------------------------------===//
+
+/// Pipelining.cpp: the schedule of `loop`; fails with a diagnostic on a
+/// schedule it cannot honor.
+FailureOr<PipelinePlan> planPipeline(const KernelPlan &plan, PipelinedOp loop);
+
+/// Bytes of shared scratch an op needs (0: none): reductions across warps,
+/// scans of fragments (Reductions.cpp), copies between fragments whose
+/// threads exchange elements across warps (Copies.cpp).
+int64_t getReduceScratchBytes(const KernelPlan &plan, ReduceOp op);
+int64_t getCumSumScratchBytes(const KernelPlan &plan, CumSumOp op);
+int64_t getCopyScratchBytes(const KernelPlan &plan, CopyOp op);
+
+} // namespace mlir::tile::gpu_lowering
+
+#endif // TILE_LIB_CONVERSION_TILETOGPU_KERNELPLAN_H
