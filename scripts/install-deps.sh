@@ -42,3 +42,6 @@ if [ "${#missing[@]}" -gt 0 ]; then
 else
   echo "install-deps: system packages present"
 fi
+
+# The Python package (python/): headers, pytest, nanobind.
+"$(dirname "${BASH_SOURCE[0]}")/install-python-deps.sh"

@@ -1,0 +1,1 @@
+"""tile.profiler (filled in below)."""
