@@ -154,8 +154,8 @@ class FunctionBuilder:
         key = (literal, ir_type)
         v = self.constants.get(key)
         if v is None:
-            v = self.emit_prologue(f"{{result}} = arith.constant {literal} : {ir_type}",
-                                   dtype)
+            typed = "" if ir_type == "i1" else f" : {ir_type}"
+            v = self.emit_prologue(f"{{result}} = arith.constant {literal}{typed}", dtype)
             self.constants[key] = v
         return v
 

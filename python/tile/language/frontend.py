@@ -23,13 +23,24 @@ from .rewrite import rewrite
 _anonymous = itertools.count()
 
 
-class DynDim:
+class DynDim(Deferred):
     """A dimension known only at run time (``T.dyn["K"]``,
     ``T.symbolic("K")``); the same name in several tensors means the same
-    size."""
+    size. In the kernel body it reads as that size."""
 
     def __init__(self, name=None):
         self.name = name if name is not None else f"_dyn{next(_anonymous)}"
+
+    def _value(self):
+        b = current_builder(f"the dynamic size {self.name}")
+        sig = getattr(b, "signature", None)
+        entry = sig.groups.get(self.name) if sig is not None else None
+        if entry is None or entry[1] is None:
+            raise error(f"the dynamic size '{self.name}' is no parameter's dimension")
+        return entry[1]
+
+    def __hash__(self):
+        return hash(self.name)
 
     def __repr__(self):
         return f"{self.name}$dyn"
