@@ -466,23 +466,23 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False,
            f"{a.type_text()}, {bb.type_text()}, {c.type_text()}", result=False)
 
 
-def fill(buffer, value):
+def fill(buffer, value, _what="T.fill"):
     """T.fill(buffer, value): writes `value` into every element."""
-    b = _block_level("T.fill")
-    buf = as_buffer(buffer, "T.fill's buffer")
+    b = _block_level(_what)
+    buf = as_buffer(buffer, f"{_what}'s buffer")
     if buf.kind not in ("shared", "fragment"):
         if buf.kind == "local":
             for i in range(buf.shape[0]) if buf.ndim == 1 else ():
                 ElementRef(buf, (i,)).store(value)
             return
-        raise error("T.fill writes shared buffers and fragments")
+        raise error(f"{_what} writes shared buffers and fragments")
     v = convert(value, buf.dtype)
     b.emit(f"tile.fill {buf.value.name}, {v.name} : {buf.type_text()}", result=False)
 
 
 def clear(buffer):
     """T.clear(buffer): fills with zero."""
-    fill(buffer, 0)
+    fill(buffer, 0, "T.clear")
 
 
 def _tile_operand(x, what):
