@@ -8,6 +8,11 @@ import pytest
 
 TARGET = os.environ.get("TILE_TEST_TARGET", "cpu")
 
+# Tests never touch the user's cache.
+if not os.environ.get("TILE_CACHE_DIR"):
+    import tempfile
+    os.environ["TILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="tile-test-cache-")
+
 
 @pytest.fixture
 def target():

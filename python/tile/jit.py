@@ -479,7 +479,13 @@ class JITImpl:
 
     # -- lazy ----------------------------------------------------------------
     def _lazy_key(self, args, kwargs):
-        return (_hashable(args), _hashable(kwargs))
+        # Keyed by the bound arguments: f(1, 2) and f(1, b=2) are one kernel.
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return _hashable(tuple(bound.arguments.items()))
+        except TypeError:
+            return (_hashable(args), _hashable(kwargs))
 
     def _elaborate(self, args, kwargs):
         result = self.func(*args, **kwargs)
