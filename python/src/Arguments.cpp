@@ -298,11 +298,18 @@ bool packScalar(const Param &param, size_t index, PyObject *object,
   return true;
 }
 
+/// torch.Tensor and torch.utils.dlpack.to_dlpack (a C function), once torch
+/// is in use: calling it skips the stream handling of Tensor.__dlpack__.
+PyTypeObject *torchTensorType = nullptr;
+PyObject *torchToDlpack = nullptr;
+
 /// The DLPack capsule of an array argument (a new reference), or null with
 /// a TypeError naming the argument.
 PyObject *getCapsule(const Param &param, size_t index, PyObject *object) {
   PyObject *capsule = nullptr;
-  if (PyObject_HasAttrString(object, "__dlpack__"))
+  if (torchTensorType && PyObject_TypeCheck(object, torchTensorType))
+    capsule = PyObject_CallOneArg(torchToDlpack, object);
+  else if (PyObject_HasAttrString(object, "__dlpack__"))
     capsule = PyObject_CallMethod(object, "__dlpack__", nullptr);
   if (!capsule) {
     std::string reason;
@@ -329,6 +336,13 @@ PyObject *getCapsule(const Param &param, size_t index, PyObject *object) {
 }
 
 } // namespace
+
+void mlir::tile::python::setTorch(PyObject *tensorType, PyObject *toDlpack) {
+  Py_XINCREF(tensorType);
+  Py_XINCREF(toDlpack);
+  torchTensorType = reinterpret_cast<PyTypeObject *>(tensorType);
+  torchToDlpack = toDlpack;
+}
 
 const char *mlir::tile::python::dtypeName(DType type) {
   switch (type) {

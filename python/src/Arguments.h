@@ -73,6 +73,9 @@ bool packArguments(const std::vector<Param> &params, DeviceKind device,
                    int deviceId, PyObject *const *args, size_t nargs,
                    PackedCall &call);
 
+/// Lets calls read torch tensors through torch's C-level DLPack export.
+void setTorch(PyObject *tensorType, PyObject *toDlpack);
+
 } // namespace mlir::tile::python
 
 #endif // TILE_PYTHON_ARGUMENTS_H

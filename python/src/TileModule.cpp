@@ -512,6 +512,14 @@ NB_MODULE(_tile, m) {
   m.def("cuda_device", &cudaDevice,
         "(info dict, '') for the CUDA device tile runs on, or (None, why)");
   m.def("device_source", &deviceSource, "ir"_a, "target"_a, "chip"_a);
+  m.def(
+      "set_torch",
+      [](nb::handle tensorType, nb::handle toDlpack) {
+        if (!PyType_Check(tensorType.ptr()) || !PyCallable_Check(toDlpack.ptr()))
+          throw nb::type_error("set_torch(torch.Tensor, to_dlpack)");
+        setTorch(tensorType.ptr(), toDlpack.ptr());
+      },
+      "tensor_type"_a, "to_dlpack"_a);
   m.def("default_cache_dir", &jit::DiskCache::getDefaultDirectory);
   m.def("clear_cache", [](const std::string &dir) {
     return jit::DiskCache(dir).clear();

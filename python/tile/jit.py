@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 import threading
 import time
 
@@ -53,6 +54,20 @@ def _new_array(like, shape, d, target):
     return np.empty(shape, dtype=dt.to_numpy(d))
 
 
+_torch_registered = False
+
+
+def _register_torch():
+    """Once torch is imported, calls read its tensors through its C-level
+    DLPack export."""
+    global _torch_registered
+    if _torch_registered or "torch" not in sys.modules:
+        return
+    import torch.utils.dlpack
+    ext.set_torch(torch.Tensor, torch.utils.dlpack.to_dlpack)
+    _torch_registered = True
+
+
 # ---------------------------------------------------------------------------
 # JITKernel
 # ---------------------------------------------------------------------------
@@ -72,6 +87,7 @@ class JITKernel:
         self.out_idx = _normalize_out_idx(out_idx, n, prim_func)
         self._result = result
         self._kernel = ext.Kernel(result, [p.spec() for p in self.params], compiler)
+        _register_torch()
         self._inputs = [i for i in range(n) if i not in self.out_idx]
         self._n_in = len(self._inputs)
         self._single = len(self.out_idx) == 1
