@@ -25,7 +25,7 @@ python="${TILE_BUNDLE_PYTHON:-$HOME/.pyenv/versions/3.12.1/bin/python3.12}"
 out="$root/.bundle/python"
 limit=$((40 * 1024 * 1024))
 
-"$root/scripts/install-python-deps.sh"
+"$root/scripts/install-deps.sh"
 if [ ! -x "$python" ]; then
   echo "python-bundle: no Python 3.12 at $python (set TILE_BUNDLE_PYTHON)" >&2
   exit 1

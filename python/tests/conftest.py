@@ -2,11 +2,15 @@
 (the GPU machine's run); a private cache directory per session."""
 
 import os
+import sys
 
 import numpy as np
 import pytest
 
 TARGET = os.environ.get("TILE_TEST_TARGET", "cpu")
+# Kernels without a target (the examples') follow the tests' target.
+os.environ["TILE_TARGET"] = TARGET
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 
 # Tests never touch the user's cache.
 if not os.environ.get("TILE_CACHE_DIR"):

@@ -2,7 +2,6 @@
 
 import os
 import runpy
-import sys
 
 import numpy as np
 import pytest
@@ -10,7 +9,6 @@ import pytest
 from conftest import TARGET, to_device, to_numpy
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
-sys.path.insert(0, EXAMPLES)
 
 import flash_attention as fa  # noqa: E402
 import softmax as sm  # noqa: E402
@@ -21,7 +19,6 @@ import softmax as sm  # noqa: E402
 def test_flash_attention(rng, dim, causal, bh, seq):
     q, k, v = (rng.standard_normal((bh, seq, dim)).astype(np.float16) for _ in range(3))
     kernel = fa.flash_attention.compile(dim, causal)
-    kernel.target == TARGET or pytest.skip("TILE_TARGET differs")
     out = to_numpy(kernel(to_device(q), to_device(k), to_device(v)))
     np.testing.assert_allclose(out.astype(np.float32), fa.reference(q, k, v, causal),
                                rtol=2e-2, atol=2e-2)

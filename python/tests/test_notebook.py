@@ -1,8 +1,6 @@
-"""The kernels of TileLang's lazy-JIT notebook (GEMM, dynamic K, strided
-copy, T.ptr, element-wise with a macro, macro recursion), on ragged sizes,
-checked against NumPy."""
-
-from typing import Any
+"""The kernels of TileLang's lazy-JIT notebook (python/examples/
+lazy_jit_notebook.py: GEMM, dynamic K, strided copy, T.ptr, element-wise with
+a macro, macro recursion), on ragged sizes, checked against NumPy."""
 
 import numpy as np
 import pytest
@@ -10,26 +8,8 @@ import pytest
 import tile
 import tile.language as T
 from conftest import TARGET, to_device, to_numpy
-
-
-@tile.jit(target=TARGET)
-def gemm(A: T.Tensor[[int, int], T.float16], B: T.Tensor[[int, int], T.float16],
-         out_dtype: T.dtype = T.float32, block_M: int = 64, block_N: int = 64,
-         block_K: int = 32):
-    M, K = A.shape
-    K, N = B.shape
-    C = T.empty((M, N), out_dtype)
-    with T.Kernel(T.ceildiv(M, block_M), T.ceildiv(N, block_N), threads=128) as (bx, by):
-        A_shared = T.alloc_shared((block_M, block_K), A.dtype)
-        B_shared = T.alloc_shared((block_K, block_N), B.dtype)
-        C_local = T.alloc_fragment((block_M, block_N), out_dtype)
-        T.clear(C_local)
-        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
-            T.copy(A[bx * block_M, k * block_K], A_shared)
-            T.copy(B[k * block_K, by * block_N], B_shared)
-            T.gemm(A_shared, B_shared, C_local)
-        T.copy(C_local, C[bx * block_M, by * block_N])
-    return C
+from lazy_jit_notebook import (add_one, as_contiguous, collatz, gemm, gemm_dyn_K,
+                               gemm_impl, gemm_ptr_dyn, element_wise)
 
 
 def ref_gemm(a, b):
@@ -48,35 +28,11 @@ def test_gemm_recompiles_on_compile_time_change(rng):
     a = rng.standard_normal((70, 40)).astype(np.float16)
     b = rng.standard_normal((40, 50)).astype(np.float16)
     k1 = gemm.compile(to_device(a), to_device(b))
-    k2 = gemm.compile(to_device(a), to_device(b), block_M=32)
+    k2 = gemm.compile(to_device(a), to_device(b), block_M=64)
     assert k1 is not k2
     assert gemm.compile(to_device(a), to_device(b)) is k1
     c = to_numpy(k2(to_device(a), to_device(b)))
     np.testing.assert_allclose(c, ref_gemm(a, b), rtol=1e-3, atol=1e-3)
-
-
-@T.macro
-def gemm_impl(A, B, C, M, N, K, block_M, block_N, block_K):
-    with T.Kernel(T.ceildiv(M, block_M), T.ceildiv(N, block_N), threads=128) as (bx, by):
-        A_shared = T.alloc_shared((block_M, block_K), A.dtype)
-        B_shared = T.alloc_shared((block_K, block_N), B.dtype)
-        C_local = T.alloc_fragment((block_M, block_N), C.dtype)
-        T.clear(C_local)
-        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
-            T.copy(A[bx * block_M, k * block_K], A_shared)
-            T.copy(B[k * block_K, by * block_N], B_shared)
-            T.gemm(A_shared, B_shared, C_local)
-        T.copy(C_local, C[bx * block_M, by * block_N])
-
-
-@tile.jit(target=TARGET)
-def gemm_dyn_K(A: T.Tensor[[int, T.dyn["K"]], T.float16],  # noqa: F821
-               B: T.Tensor[[T.dyn["K"], int], T.float16]):  # noqa: F821
-    M, K = A.shape
-    K, N = B.shape
-    C = T.empty((M, N), T.float32)
-    gemm_impl(A, B, C, M, N, K, 64, 64, 32)
-    return C
 
 
 def test_gemm_dynamic_k_compiles_once(rng):
@@ -93,18 +49,6 @@ def test_gemm_dynamic_k_mismatch_is_an_error(rng):
     b = rng.standard_normal((71, 90)).astype(np.float16)
     with pytest.raises(ValueError, match=r"same dynamic size is 70"):
         gemm_dyn_K(to_device(a), to_device(b))
-
-
-@tile.jit(target=TARGET)
-def as_contiguous(A: T.StridedTensor[[T.dyn, T.dyn], [T.dyn, T.dyn], Any]):
-    M, N = A.shape
-    B = T.empty((M, N), A.dtype)
-    block_M = 32
-    block_N = 32
-    with T.Kernel(T.ceildiv(M, block_M), T.ceildiv(N, block_N), threads=128) as (bx, by):
-        T.copy(A[bx * block_M:(bx + 1) * block_M, by * block_N:(by + 1) * block_N],
-               B[bx * block_M:(bx + 1) * block_M, by * block_N:(by + 1) * block_N])
-    return B
 
 
 def test_strided_copy(rng):
@@ -129,15 +73,6 @@ def gemm_ptr(A: T.ptr, B: T.ptr, M: int, N: int, K: int):
     return C
 
 
-@tile.jit(target=TARGET)
-def gemm_ptr_dyn(A: T.ptr, B: T.ptr, M: T.int32, N: T.int32, K: T.int32):
-    A = T.match_buffer(A, (M, K), T.float16, strides=(K, 1))
-    B = T.match_buffer(B, (K, N), T.float16, strides=(N, 1))
-    C = T.empty((M, N), T.float32)
-    gemm_impl(A, B, C, M, N, K, block_M=64, block_N=64, block_K=32)
-    return C
-
-
 @pytest.mark.parametrize("kernel", [gemm_ptr, gemm_ptr_dyn])
 def test_gemm_pointers(rng, kernel):
     a = rng.standard_normal((100, 70)).astype(np.float16)
@@ -155,23 +90,6 @@ def test_runtime_scalars_do_not_recompile(rng):
     assert len(gemm_ptr_dyn._eager) == 1
 
 
-@tile.jit(target=TARGET)
-def element_wise(A: T.Tensor[[T.dyn], Any], fn):
-    (N,) = A.shape
-    B = T.empty((N,), dtype=A.dtype)
-    block_N = 128
-    with T.Kernel(T.ceildiv(N, block_N), threads=128) as bx:
-        for i in T.Parallel(block_N):
-            idx = bx * block_N + i
-            B[idx] = fn(A[idx])
-    return B
-
-
-@T.macro
-def add_one(x):
-    return x + 1
-
-
 @T.macro
 def square(x):
     return x * x
@@ -184,24 +102,6 @@ def test_element_wise_macro(rng, n):
                                rtol=1e-6)
     np.testing.assert_allclose(to_numpy(element_wise(to_device(a), square)), a * a,
                                rtol=1e-6)
-
-
-@T.macro
-def n31(x, var: T.Ref):
-    if x == 1:
-        pass
-    elif x % 2 == 0:
-        var = var // 2
-        n31(x // 2, var)
-    else:
-        var = var * 3 + 1
-        n31(x * 3 + 1, var)
-
-
-@tile.jit(target=TARGET)
-def collatz(A: T.Tensor[[1], T.int32], n: int):
-    with T.Kernel(1) as _:
-        n31(n, A[0])
 
 
 def test_macro_recursion_and_refs():

@@ -77,32 +77,6 @@ def test_cumsum(rng, reverse):
     np.testing.assert_allclose(run(scan(4, 40, reverse), x), ref, rtol=1e-5, atol=1e-5)
 
 
-@tile.jit(out_idx=[1], target=TARGET)
-def softmax(M, N, block_M=4, block_N=256):
-    @T.prim_func
-    def kernel(X: T.Tensor((M, N), T.float32), Y: T.Tensor((M, N), T.float32)):
-        with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
-            s = T.alloc_fragment((block_M, block_N), T.float32)
-            row_max = T.alloc_fragment((block_M,), T.float32)
-            row_sum = T.alloc_fragment((block_M,), T.float32)
-            T.copy(X[bx * block_M, 0], s, pad=float("-inf"))
-            T.reduce_max(s, row_max, dim=1)
-            for i, j in T.Parallel(block_M, block_N):
-                s[i, j] = T.exp(s[i, j] - row_max[i])
-            T.reduce_sum(s, row_sum, dim=1)
-            for i, j in T.Parallel(block_M, block_N):
-                s[i, j] = s[i, j] / row_sum[i]
-            T.copy(s, Y[bx * block_M, 0])
-    return kernel
-
-
-def test_softmax_ragged(rng):
-    x = rng.standard_normal((10, 200)).astype(np.float32)
-    e = np.exp(x - x.max(1, keepdims=True))
-    np.testing.assert_allclose(run(softmax(10, 200), x), e / e.sum(1, keepdims=True),
-                               rtol=1e-5, atol=1e-7)
-
-
 @tile.jit(target=TARGET)
 def atomic_rows(M, N):
     @T.prim_func

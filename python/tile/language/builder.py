@@ -178,6 +178,14 @@ class FunctionBuilder:
         assert self.current is region, "regions closed out of order"
         self.current = region.parent
 
+    def leave_region(self, region, unwinding):
+        """Closes `region` at the end of a `with` or loop body; when an
+        exception unwinds through it, inner regions are abandoned too."""
+        if unwinding or self.current is not region:
+            self.current = region.parent
+        else:
+            self.close_region(region)
+
     def innermost(self, *kinds):
         r = self.current
         while r is not None:

@@ -83,11 +83,7 @@ class Kernel:
         return ids[0] if len(ids) == 1 else tuple(ids)
 
     def __exit__(self, exc_type, *rest):
-        b = current_builder()
-        if exc_type is None:
-            b.close_region(self.region)
-        else:
-            b.current = self.region.parent
+        current_builder().leave_region(self.region, exc_type is not None)
         return False
 
 
@@ -596,10 +592,7 @@ class _Loop:
         try:
             yield ivs[0] if len(ivs) == 1 else tuple(ivs)
         finally:
-            if b.current is region:
-                b.close_region(region)
-            else:  # an exception unwound through the body
-                b.current = region.parent
+            b.leave_region(region, b.current is not region)
 
 
 def _bound(x, what):

@@ -377,11 +377,7 @@ class _IfRegion:
         return self
 
     def __exit__(self, exc_type, *rest):
-        b = current_builder()
-        if exc_type is None:
-            b.close_region(self.region)
-        else:
-            b.current = self.region.parent
+        current_builder().leave_region(self.region, exc_type is not None)
         return False
 
 
