@@ -302,20 +302,21 @@ def test_par_compile_ignore_error(recwarn):
     @tile.jit(target=TARGET, out_idx=[-1])
     def k(K):
         @T.prim_func
-        def kernel(A: T.Tensor((16, 16), T.float16), C: T.Tensor((16, 16), T.float32)):
+        def kernel(A: T.Tensor((64, 64), T.float16), C: T.Tensor((64, 64), T.float32)):
             with T.Kernel(1, threads=128) as _:
-                a = T.alloc_shared((16, K), T.float16)
-                b = T.alloc_shared((16, 16), T.float16)
-                c = T.alloc_fragment((16, 16), T.float32)
+                a = T.alloc_shared((64, K), T.float16)
+                b = T.alloc_shared((32, 64), T.float16)
+                c = T.alloc_fragment((64, 64), T.float32)
+                T.clear(c)
                 T.gemm(a, b, c)
                 T.copy(c, C)
         return kernel
 
-    kernels = k.par_compile([{"K": 16}, {"K": 8}], ignore_error=True, progress=False)
+    kernels = k.par_compile([{"K": 32}, {"K": 16}], ignore_error=True, progress=False)
     assert kernels[0] is not None and kernels[1] is None
     assert any("K mismatch" in str(w.message) for w in recwarn)
     with pytest.raises(tile.TileCompileError, match="K mismatch"):
-        k.par_compile([{"K": 8}], progress=False)
+        k.par_compile([{"K": 16}], progress=False)
 
 
 def test_unknown_target():

@@ -23,21 +23,21 @@ def test_lazy_kernel_is_cached_per_arguments():
 
 
 def test_tile_par_compile_matches_serial(rng):
-    funcs = [matmul.get_ir(50, 40, 30, block_M=bm, block_N=bn)
-             for bm in (16, 32) for bn in (16, 32)]
+    funcs = [matmul.get_ir(150, 140, 70, block_M=bm, block_N=bn)
+             for bm in (64, 128) for bn in (64, 128)]
     kernels = tile.par_compile(funcs, out_idx=[-1], target=TARGET, num_workers=2)
-    a = rng.standard_normal((50, 30)).astype(np.float16)
-    b = rng.standard_normal((30, 40)).astype(np.float16)
+    a = rng.standard_normal((150, 70)).astype(np.float16)
+    b = rng.standard_normal((70, 140)).astype(np.float16)
     for k in kernels:
         np.testing.assert_allclose(to_numpy(k(to_device(a), to_device(b))), ref(a, b),
                                    rtol=1e-3, atol=1e-3)
 
 
 def test_par_compile_on_the_decorated_function_fills_its_cache():
-    configs = [{"M": 40, "N": 40, "K": 40, "block_M": bm} for bm in (16, 32, 64)]
+    configs = [{"M": 40, "N": 40, "K": 40, "block_M": bm} for bm in (32, 64, 128)]
     kernels = matmul.par_compile(configs, progress=False)
     assert all(k is not None for k in kernels)
-    assert matmul(40, 40, 40, block_M=32) is kernels[1]
+    assert matmul(40, 40, 40, block_M=64) is kernels[1]
 
 
 def test_eager_par_compile_with_placeholders(rng):
@@ -59,7 +59,7 @@ def test_eager_par_compile_with_placeholders(rng):
 
 
 def test_kernel_source_and_cache_result():
-    k = matmul(32, 32, 32, block_M=16)
+    k = matmul(32, 32, 32, block_M=64)
     assert "tile.gemm" in k.get_kernel_source("ir")
     assert k.cache in ("compiled", "in-memory hit", "disk hit")
     assert k.compile_time >= 0 and len(k.key) == 64
@@ -67,7 +67,7 @@ def test_kernel_source_and_cache_result():
 
 def test_disk_cache_is_shared_across_compilers(tmp_path, monkeypatch):
     monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path))
-    pf = matmul.get_ir(24, 24, 24, block_M=8)
+    pf = matmul.get_ir(24, 24, 24, block_M=32)
     first = tile.compile(pf, out_idx=[-1], target=TARGET, pass_configs={"opt_level": 2})
     assert first.cache == "compiled"
     assert any(p.is_dir() for p in tmp_path.iterdir())
@@ -114,19 +114,19 @@ def test_autotune_picks_and_remembers(tmp_path, monkeypatch):
         calls.append(1)
         return ref(to_numpy(a), to_numpy(b))
 
-    @tile.autotune(configs=[{"block_M": 16}, {"block_M": 32}, {"block_K": 8}], warmup=1,
+    @tile.autotune(configs=[{"block_M": 64}, {"block_M": 128}, {"block_K": 64}], warmup=1,
                    rep=3, ref_prog=reference, progress=False)
     @tile.jit(out_idx=[-1], target=TARGET)
-    def tuned(M, N, K, block_M=32, block_K=16):
+    def tuned(M, N, K, block_M=64, block_K=32):
         # The example's builder, with other defaults.
         return matmul.func(M, N, K, block_M=block_M, block_K=block_K)
 
     k = tuned(48, 48, 48)
-    assert k.config in ({"block_M": 16}, {"block_M": 32}, {"block_K": 8})
+    assert k.config in ({"block_M": 64}, {"block_M": 128}, {"block_K": 64})
     assert len(calls) == 3 and k.latency > 0
     assert len(list((tmp_path / "autotune").iterdir())) == 1
     # Another process (a fresh tuner) reads the result instead of tuning.
-    again = tile.autotune(configs=[{"block_M": 16}, {"block_M": 32}, {"block_K": 8}],
+    again = tile.autotune(configs=[{"block_M": 64}, {"block_M": 128}, {"block_K": 64}],
                           warmup=1, rep=3, ref_prog=reference, progress=False)(tuned.jit)
     k2 = again(48, 48, 48)
     assert k2.config == k.config and len(calls) == 3

@@ -106,7 +106,7 @@ def test_atomic_add(rng):
 
 @tile.jit(out_idx=[-1], target=TARGET)
 def gemm_variant(M, N, K, trans_A, trans_B, policy, dtype=T.float16, accum=T.float32,
-                 block_M=32, block_N=32, block_K=16, clear_each=False):
+                 block_M=64, block_N=64, block_K=32, clear_each=False):
     A_shape = (K, M) if trans_A else (M, K)
     B_shape = (N, K) if trans_B else (K, N)
     A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
@@ -148,11 +148,11 @@ def test_gemm_transposes_and_policies(rng, trans_A, trans_B, policy):
 
 
 def test_gemm_clear_accum_keeps_the_last_step(rng):
-    M, N, K = 32, 32, 48
+    M, N, K = 64, 64, 80
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     c = run(gemm_variant(M, N, K, False, False, "square", clear_each=True), a, b)
-    ref = a[:, 32:].astype(np.float32) @ b[32:].astype(np.float32)
+    ref = a[:, 64:].astype(np.float32) @ b[64:].astype(np.float32)
     np.testing.assert_allclose(c, ref, rtol=1e-3, atol=1e-3)
 
 
@@ -250,7 +250,7 @@ def math_ops(N):
                 Y[r, 8] = T.min(x, -0.25)
                 Y[r, 9] = T.cast(T.cast(x * 100, T.int32), T.float32)
                 Y[r, 10] = T.cast(T.cast(x, T.float16), T.float32)
-                Y[r, 11] = x // 0.5 + (x - x % 1.0) * 0
+                Y[r, 11] = x // 0.5 + x % 0.75
     return kernel
 
 
@@ -260,7 +260,7 @@ def test_math(rng):
     refs = [np.exp(x), np.exp2(x), np.log(np.abs(x) + 1), np.sqrt(np.abs(x)),
             1 / np.sqrt(np.abs(x) + 1), np.sin(x), np.cos(x), np.maximum(x, 0.25),
             np.minimum(x, -0.25), np.trunc(x * 100), x.astype(np.float16).astype(np.float32),
-            np.floor(x / 0.5)]
+            np.floor(x / 0.5) + x % 0.75]
     for c, ref in enumerate(refs):
         np.testing.assert_allclose(y[:, c], ref, rtol=1e-5, atol=1e-6, err_msg=f"column {c}")
 

@@ -52,7 +52,7 @@ def loc_text(loc) -> str:
 class Region:
     """A block of operations; `parent` is the enclosing region."""
 
-    __slots__ = ("ops", "parent", "kind", "owner", "args")
+    __slots__ = ("ops", "parent", "kind", "owner", "args", "hoisted")
 
     def __init__(self, parent, kind, owner=None):
         self.ops = []
@@ -60,6 +60,7 @@ class Region:
         self.kind = kind  # func, kernel, parallel, pipelined, for, if
         self.owner = owner
         self.args = []
+        self.hoisted = 0
 
     def encloses(self, other) -> bool:
         r = other
@@ -144,6 +145,23 @@ class FunctionBuilder:
         op = Op(text, loc, regions)
         self.current.ops.append(op)
         return value, op
+
+    def emit_hoisted(self, head, dtype, hint="v"):
+        """Emits at the top of the innermost tile.kernel body when every
+        operand is defined there or outside it (so loops that move ops, such
+        as T.Pipelined's prologue, see it); in place otherwise. `head` names
+        its operands' Values in `{result}`-style text already."""
+        kernel = self.innermost("kernel")
+        value = Value(self.fresh(hint), dtype, kernel or self.current)
+        op = Op(head.replace("{result}", value.name), where())
+        if kernel is None:
+            value.region = self.current
+            self.current.ops.append(op)
+        else:
+            at = getattr(kernel, "hoisted", 0)
+            kernel.ops.insert(at, op)
+            kernel.hoisted = at + 1
+        return value
 
     def emit_prologue(self, head, dtype, hint="c", origin=None):
         value = Value(self.fresh(hint), dtype, self.entry, origin)

@@ -296,9 +296,25 @@ def _global_view(side, rank):
     view = Buffer("global", None, new_shape, buf.dtype, buf.name, strides=strides_out)
     src_type = buf.type_text()
     view_type = view.type_text()
-    view.value, _ = b.emit(
-        f"{{result}} = memref.subview {buf.value.name}[{off_text}] [{size_text}] "
-        f"[{', '.join('1' for _ in range(g))}] : {src_type} to {view_type}", None, "view")
+    head = (f"{{result}} = memref.subview {buf.value.name}[{off_text}] [{size_text}] "
+            f"[{', '.join('1' for _ in range(g))}] : {src_type} to {view_type}")
+    # A view whose offsets are known at the kernel's top goes there, once:
+    # pipelined loops move copies ahead of their body.
+    kernel = b.innermost("kernel")
+    operands = [operand(o) for o in offs] + [operand(s) for s in sizes]
+    values = [o for o in operands if isinstance(o, Value)]
+    def outside(v):  # defined before the kernel's body starts
+        return v.dtype is dt.index and (
+            any(v is a for a in kernel.args) or
+            (v.region is not kernel and v.region.encloses(kernel)))
+    if kernel is not None and all(outside(v) for v in values):
+        cache = b.__dict__.setdefault("views", {})
+        key = (id(kernel), head)
+        if key not in cache:
+            cache[key] = b.emit_hoisted(head, None, "view")
+        view.value = cache[key]
+    else:
+        view.value, _ = b.emit(head, None, "view")
     return view.value.name, view_type, [indices[d] for d in kept], view
 
 

@@ -213,7 +213,7 @@ _INT_OPS = {
 _UINT_OPS = dict(_INT_OPS, div="divui", floordiv="divui", mod="remui",
                  shr="shrui", max="maxui", min="minui")
 _FLOAT_OPS = {
-    "add": "addf", "sub": "subf", "mul": "mulf", "div": "divf", "mod": "remf",
+    "add": "addf", "sub": "subf", "mul": "mulf", "div": "divf",
     "max": "maximumf", "min": "minimumf",
 }
 _CMP_INT = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
@@ -251,6 +251,12 @@ def binary(op: str, a, b):
         return _emit(f"{{result}} = arith.{name} {pred}, {x.name}, {y.name} : {t.ir}",
                      dt.bool_)
     if t.is_float:
+        if op == "mod":
+            # Python's (floored) modulo: x - floor(x / y) * y; GPUs have no frem.
+            q = _emit(f"{{result}} = arith.divf {x.name}, {y.name} : {t.ir}", t)
+            f = _emit(f"{{result}} = math.floor {q.name} : {t.ir}", t)
+            m = _emit(f"{{result}} = arith.mulf {f.name}, {y.name} : {t.ir}", t)
+            return _emit(f"{{result}} = arith.subf {x.name}, {m.name} : {t.ir}", t)
         if op == "floordiv":
             q = _emit(f"{{result}} = arith.divf {x.name}, {y.name} : {t.ir}", t)
             return _emit(f"{{result}} = math.floor {q.name} : {t.ir}", t)
