@@ -11,6 +11,7 @@
 #include <string>
 
 using namespace mlir::tile::python;
+namespace jit = mlir::tile::jit;
 
 namespace {
 
@@ -394,33 +395,66 @@ int64_t mlir::tile::python::dtypeBytes(DType type) {
   }
 }
 
+jit::ElementType mlir::tile::python::toElementType(DType type) {
+  switch (type) {
+  case DType::F16:
+    return jit::ElementType::F16;
+  case DType::BF16:
+    return jit::ElementType::BF16;
+  case DType::F32:
+    return jit::ElementType::F32;
+  case DType::F64:
+    return jit::ElementType::F64;
+  case DType::F8E4M3:
+    return jit::ElementType::F8E4M3FN;
+  case DType::F8E5M2:
+    return jit::ElementType::F8E5M2;
+  case DType::Bool:
+    return jit::ElementType::I1;
+  case DType::I8:
+  case DType::U8:
+    return jit::ElementType::I8;
+  case DType::I16:
+    return jit::ElementType::I16;
+  case DType::I32:
+    return jit::ElementType::I32;
+  case DType::I64:
+    return jit::ElementType::I64;
+  case DType::Index:
+    return jit::ElementType::Index;
+  }
+  return jit::ElementType::F32;
+}
+
 bool mlir::tile::python::packArguments(const std::vector<Param> &params,
                                  DeviceKind device, int deviceId,
                                  PyObject *const *args, size_t nargs,
-                                 PackedCall &call) {
+                                 jit::PackedArguments &packed) {
   if (nargs != params.size())
     return fail(PyExc_TypeError,
                 "the kernel takes " + std::to_string(params.size()) +
                     " arguments, got " + std::to_string(nargs));
-  size_t words = 0;
-  for (const Param &param : params)
-    words += param.isScalar ? 1 : 3 + 2 * param.sizes.size();
-  call.words.assign(words, 0);
-  call.pointers.resize(words);
-  for (size_t i = 0; i < words; ++i)
-    call.pointers[i] = &call.words[i];
+  std::string error;
+  auto library = [&](unsigned index) {
+    // The frontend checked what the library checks; a refusal here means
+    // the two disagree.
+    return fail(PyExc_RuntimeError, "internal error: argument #" +
+                                        std::to_string(index) + ": " + error);
+  };
 
   // Scalars first: sizes of T.ptr buffers may come from them.
-  std::vector<size_t> position(params.size());
-  size_t next = 0;
+  std::vector<int64_t> scalars(params.size(), 0);
   for (size_t i = 0; i < params.size(); ++i) {
-    position[i] = next;
     const Param &param = params[i];
-    next += param.isScalar ? 1 : 3 + 2 * param.sizes.size();
-    if (param.isScalar && !packScalar(param, i, args[i], call.words[position[i]]))
+    if (!param.isScalar)
+      continue;
+    if (!packScalar(param, i, args[i], scalars[i]))
       return false;
+    if (failed(packed.setScalar(i, toElementType(param.dtype), &scalars[i],
+                                &error)))
+      return library(i);
   }
-  auto scalarValue = [&](int64_t index) { return call.words[position[index]]; };
+  auto scalarValue = [&](int64_t index) { return scalars[index]; };
 
   // Sizes of each dynamic group, as first seen.
   std::vector<std::pair<int, std::pair<int64_t, std::string>>> groups;
@@ -549,14 +583,9 @@ bool mlir::tile::python::packArguments(const std::vector<Param> &params,
     }
 
     char *data = static_cast<char *>(t.data) + t.byteOffset;
-    int64_t *w = &call.words[position[i]];
-    std::memcpy(&w[0], &data, sizeof(void *));
-    std::memcpy(&w[1], &data, sizeof(void *));
-    w[2] = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      w[3 + d] = sizes[d];
-      w[3 + rank + d] = strides[d];
-    }
+    if (failed(packed.setMemRef(i, data, toElementType(param.dtype), sizes,
+                                strides, &error)))
+      return library(i);
   }
   return true;
 }

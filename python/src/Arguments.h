@@ -6,9 +6,10 @@
 //
 // A kernel's parameters as the Python frontend describes them once, and the
 // per-call work: read each array argument through DLPack (torch, NumPy, any
-// producer), check it against its parameter, and fill MLIR's packed-call
-// argument array (a memref contributes allocated and aligned pointers,
-// offset, sizes and strides; a scalar its value).
+// producer), check it against its parameter (with the Python parameter's
+// name in every message, and the frontend's own rules: shared dynamic
+// sizes, T.ptr sizes from scalar parameters), and fill the JIT library's
+// PackedArguments, the launch path tile-run and the C API share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@
 #define TILE_PYTHON_ARGUMENTS_H
 
 #include <Python.h>
+
+#include "tile/JIT/PackedArguments.h"
 
 #include <cstdint>
 #include <string>
@@ -58,20 +61,15 @@ struct Param {
   bool isPointer = false;
 };
 
-/// A bound call: the packed argument array and the storage it points into.
-class PackedCall {
-public:
-  void **data() { return pointers.data(); }
-  std::vector<void *> pointers;
-  std::vector<int64_t> words;
-};
+/// The JIT library's element type of a frontend dtype.
+jit::ElementType toElementType(DType type);
 
-/// Checks `args` against `params` and packs them. On a mismatch, sets a
+/// Checks `args` against `params` and fills `packed`. On a mismatch, sets a
 /// Python exception (TypeError or ValueError naming the argument) and
 /// returns false.
 bool packArguments(const std::vector<Param> &params, DeviceKind device,
                    int deviceId, PyObject *const *args, size_t nargs,
-                   PackedCall &call);
+                   jit::PackedArguments &packed);
 
 /// Lets calls read torch tensors through torch's C-level DLPack export.
 void setTorch(PyObject *tensorType, PyObject *toDlpack);

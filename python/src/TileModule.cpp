@@ -16,12 +16,10 @@
 
 #include "tile/InitTile.h"
 #include "tile/JIT/Compiler.h"
+#include "tile/JIT/Device.h"
+#include "tile/JIT/Kernel.h"
 #include "tile/JIT/Toolchain.h"
 #include "tile/Pipelines/Pipelines.h"
-
-#ifdef TILE_HAS_CUDA_RUNTIME
-#include "tile/Runtime/CudaRuntime.h"
-#endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -40,6 +38,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <optional>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -128,20 +128,58 @@ std::unique_ptr<MLIRContext> makeContext() {
 }
 
 //===----------------------------------------------------------------------===//
-// Compilation
+// Devices
 //===----------------------------------------------------------------------===//
 
 jit::Target parseTarget(const std::string &name) {
-  if (name == "cpu")
-    return jit::Target::CPU;
-  if (name == "cuda")
-    return jit::Target::CUDA;
-  if (name == "rocm")
-    return jit::Target::ROCm;
+  if (std::optional<jit::Target> target = jit::parseTarget(name))
+    return *target;
   throw nb::value_error(("unknown target '" + name +
                          "' (expected cpu, cuda or rocm)")
                             .c_str());
 }
+
+/// The process's device of each target, made on first use (the JIT
+/// library's; kernels keep a reference, so they live as long as the module).
+jit::Device *getDevice(jit::Target target, std::string *why) {
+  static std::mutex mutex;
+  static std::map<jit::Target, std::unique_ptr<jit::Device>> devices;
+  static std::map<jit::Target, std::string> failures;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto known = devices.find(target);
+  if (known != devices.end())
+    return known->second.get();
+  auto failed = failures.find(target);
+  if (failed != failures.end()) {
+    *why = failed->second;
+    return nullptr;
+  }
+  std::unique_ptr<jit::Device> device =
+      target == jit::Target::CPU ? jit::createCpuDevice()
+                                 : jit::createGpuDevice(target, "", why);
+  if (!device) {
+    failures[target] = *why;
+    return nullptr;
+  }
+  return (devices[target] = std::move(device)).get();
+}
+
+jit::Device &requireDevice(jit::Target target) {
+  std::string why;
+  jit::Device *device = getDevice(target, &why);
+  if (!device)
+    throw std::runtime_error("no " + jit::stringifyTarget(target).str() +
+                             " device: " + why);
+  return *device;
+}
+
+/// A callable giving the current stream of a device index (torch's
+/// _cuda_getCurrentRawStream): kernels launch there, asynchronously.
+PyObject *currentStream = nullptr;
+
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
 
 DeviceKind deviceOf(jit::Target target) {
   switch (target) {
@@ -171,19 +209,16 @@ struct CompileResult {
 class Compiler {
 public:
   Compiler(const std::string &target, std::string chip, unsigned optLevel,
-           std::string cacheDir) {
-    options.target = parseTarget(target);
-    options.chip = std::move(chip);
-    options.optLevel = optLevel;
-    options.cacheDir = std::move(cacheDir);
+           std::string cacheDir)
+      : device(requireDevice(parseTarget(target))) {
     if (optLevel > 3)
       throw nb::value_error("opt_level must be 0 to 3");
-#ifdef TILE_HAS_CUDA_RUNTIME
-    if (options.target == jit::Target::CUDA)
-      runtimeSymbols = mlir::tile::runtime::cuda::getRuntimeSymbols();
-#endif
-    if (options.target == jit::Target::ROCm)
-      throw nb::value_error("the rocm target is not available in this build");
+    options = device.getCompileOptions();
+    if (!chip.empty())
+      options.chip = std::move(chip);
+    options.optLevel = optLevel;
+    options.cacheDir = std::move(cacheDir);
+    runtimeSymbols = device.getRuntimeSymbols();
   }
 
   /// Compiles one module (thread-safe; call without the GIL).
@@ -264,7 +299,8 @@ public:
   }
   const std::string &getChip() const { return options.chip; }
   const std::string &getCacheDir() const { return options.cacheDir; }
-  DeviceKind getDevice() const { return deviceOf(options.target); }
+  DeviceKind getDeviceKind() const { return deviceOf(options.target); }
+  jit::Device &getDevice() const { return device; }
 
 private:
   CompileResult compileWith(jit::Compiler &compiler, const std::string &ir,
@@ -319,6 +355,7 @@ private:
     pool.push_back(std::move(compiler));
   }
 
+  jit::Device &device;
   jit::CompileOptions options;
   jit::SymbolMap runtimeSymbols;
   std::mutex poolMutex;
@@ -330,46 +367,76 @@ private:
 //===----------------------------------------------------------------------===//
 
 /// A compiled entry point with its parameters: calling it checks and packs
-/// the arguments and runs the host function.
+/// the arguments and calls through the JIT library's Kernel.
 class Kernel {
 public:
-  Kernel(const CompileResult &result, std::vector<Param> params,
-         DeviceKind device, int deviceId)
-      : executable(result.executable), function(result.function),
-        params(std::move(params)), device(device), deviceId(deviceId) {
-    if (!executable)
+  Kernel(const CompileResult &result, const std::string &entry,
+         std::vector<Param> params, Compiler &compiler, int deviceId)
+      : params(std::move(params)), device(compiler.getDeviceKind()),
+        deviceId(deviceId) {
+    if (!result.executable)
       throw nb::value_error("the compilation failed; there is no kernel");
+    std::string error;
+    FailureOr<jit::Kernel> k =
+        jit::Kernel::get(result.executable, entry, compiler.getDevice(), &error);
+    if (failed(k))
+      throw std::runtime_error(error);
+    kernel.emplace(std::move(*k));
+    if (kernel->getSignature().parameters.size() != this->params.size())
+      throw std::runtime_error("internal error: the frontend describes " +
+                               std::to_string(this->params.size()) +
+                               " parameters, the compiled function has " +
+                               std::to_string(
+                                   kernel->getSignature().parameters.size()));
+    packed.emplace(kernel->makeArguments());
   }
 
   void call(nb::args args) {
-    PackedCall packed;
     PyObject *tuple = args.ptr();
-    if (!packArguments(params, device, deviceId, reinterpret_cast<PyTupleObject *>(tuple)->ob_item,
-                       PyTuple_GET_SIZE(tuple), packed))
-      throw nb::python_error();
+    PyObject *const *items = reinterpret_cast<PyTupleObject *>(tuple)->ob_item;
+    size_t n = PyTuple_GET_SIZE(tuple);
+    std::string error;
     if (device == DeviceKind::CPU) {
-      nb::gil_scoped_release noGil;
-      function(packed.data());
+      // A call may run long: without the GIL, on arguments of its own.
+      jit::PackedArguments local = kernel->makeArguments();
+      if (!packArguments(params, device, deviceId, items, n, local))
+        throw nb::python_error();
+      LogicalResult result = success();
+      {
+        nb::gil_scoped_release noGil;
+        result = kernel->call(local, &error);
+      }
+      if (failed(result))
+        throw std::runtime_error("the kernel failed: " + error);
       return;
     }
-    function(packed.data());
-#ifdef TILE_HAS_CUDA_RUNTIME
-    if (device == DeviceKind::CUDA) {
-      std::string error;
-      if (!mlir::tile::runtime::cuda::synchronize(&error))
-        throw std::runtime_error("the kernel failed: " + error);
+    // GPU calls hold the GIL: one PackedArguments, laid out once.
+    if (!packArguments(params, device, deviceId, items, n, *packed))
+      throw nb::python_error();
+    jit::Device &d = kernel->getDevice();
+    if (currentStream) {
+      PyObject *index = PyLong_FromLong(deviceId);
+      PyObject *stream = PyObject_CallOneArg(currentStream, index);
+      Py_DECREF(index);
+      if (!stream)
+        throw nb::python_error();
+      void *handle = PyLong_AsVoidPtr(stream);
+      Py_DECREF(stream);
+      d.setStream(handle);
+      d.setSynchronous(false);
     }
-#endif
+    if (failed(kernel->call(*packed, &error)))
+      throw std::runtime_error("the kernel failed: " + error);
   }
 
   size_t getNumParams() const { return params.size(); }
 
 private:
-  std::shared_ptr<jit::Executable> executable;
-  jit::Executable::PackedFunction function;
   std::vector<Param> params;
   DeviceKind device;
   int deviceId;
+  std::optional<jit::Kernel> kernel;
+  std::optional<jit::PackedArguments> packed;
 };
 
 /// Parses a parameter description from Python:
@@ -411,22 +478,21 @@ Param parseParam(nb::handle spec) {
 //===----------------------------------------------------------------------===//
 
 nb::object cudaDevice() {
-#ifdef TILE_HAS_CUDA_RUNTIME
   std::string why;
-  if (!mlir::tile::runtime::cuda::initialize(&why))
+  jit::Device *device = getDevice(jit::Target::CUDA, &why);
+  if (!device)
     return nb::make_tuple(nb::none(), why);
-  auto info = mlir::tile::runtime::cuda::getDeviceInfo();
   nb::dict d;
-  d["name"] = info.name;
-  d["chip"] = info.chip();
-  d["multiprocessors"] = info.multiprocessors;
-  d["shared_memory_per_block_optin"] = info.sharedMemoryPerBlockOptin;
+  d["name"] = device->getDescription();
+  d["chip"] = device->getChip();
   return nb::make_tuple(d, "");
-#else
-  return nb::make_tuple(nb::none(),
-                        "this build of tile has no CUDA runtime (cuda.h was "
-                        "not found)");
-#endif
+}
+
+/// Waits for the device's work; raises the first error since the last check.
+void synchronize(const std::string &target) {
+  jit::Device &device = requireDevice(parseTarget(target));
+  if (failed(device.synchronize()))
+    throw std::runtime_error(device.getLastError());
 }
 
 /// Lowers `ir` with the target's pipeline and returns the device code as
@@ -497,21 +563,32 @@ NB_MODULE(_tile, m) {
   nb::class_<Kernel>(m, "Kernel")
       .def(
           "__init__",
-          [](Kernel *self, const CompileResult &result, nb::list specs,
-             const Compiler &compiler, int deviceId) {
+          [](Kernel *self, const CompileResult &result, const std::string &entry,
+             nb::list specs, Compiler &compiler, int deviceId) {
             std::vector<Param> params;
             for (nb::handle spec : specs)
               params.push_back(parseParam(spec));
-            new (self)
-                Kernel(result, std::move(params), compiler.getDevice(), deviceId);
+            new (self) Kernel(result, entry, std::move(params), compiler, deviceId);
           },
-          "result"_a, "params"_a, "compiler"_a, "device_id"_a = 0)
+          "result"_a, "entry"_a, "params"_a, "compiler"_a, "device_id"_a = 0)
       .def("__call__", &Kernel::call)
       .def_prop_ro("num_params", &Kernel::getNumParams);
 
   m.def("cuda_device", &cudaDevice,
         "(info dict, '') for the CUDA device tile runs on, or (None, why)");
   m.def("device_source", &deviceSource, "ir"_a, "target"_a, "chip"_a);
+  m.def("synchronize", &synchronize, "target"_a);
+  m.def(
+      "set_current_stream",
+      [](nb::handle getter) {
+        if (!PyCallable_Check(getter.ptr()))
+          throw nb::type_error("set_current_stream takes a callable");
+        Py_INCREF(getter.ptr());
+        Py_XDECREF(currentStream);
+        currentStream = getter.ptr();
+      },
+      "getter"_a,
+      "Kernels launch on getter(device_index)'s stream, asynchronously");
   m.def(
       "set_torch",
       [](nb::handle tensorType, nb::handle toDlpack) {

@@ -65,6 +65,10 @@ def _register_torch():
         return
     import torch.utils.dlpack
     ext.set_torch(torch.Tensor, torch.utils.dlpack.to_dlpack)
+    # Launch on torch's current stream, asynchronously, as torch's kernels.
+    getter = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if getter is not None and torch.cuda.is_available():
+        ext.set_current_stream(getter)
     _torch_registered = True
 
 
@@ -86,12 +90,12 @@ class JITKernel:
         n = len(self.params)
         self.out_idx = _normalize_out_idx(out_idx, n, prim_func)
         self._result = result
-        self._kernel = ext.Kernel(result, [p.spec() for p in self.params], compiler)
+        self._kernel = ext.Kernel(result, prim_func.name, [p.spec() for p in self.params],
+                                  compiler)
         _register_torch()
         self._inputs = [i for i in range(n) if i not in self.out_idx]
         self._n_in = len(self._inputs)
         self._single = len(self.out_idx) == 1
-        self._torch_sync = None
         for i in self.out_idx:
             self._check_allocatable(i)
         if debug_root_path:
@@ -103,14 +107,10 @@ class JITKernel:
     # -- calling -------------------------------------------------------------
     def __call__(self, *args):
         if not self.out_idx:
-            if self.target == "cuda":
-                self._sync_torch(args)
             self._kernel(*args)
             return None
         if len(args) != self._n_in:
             if len(args) == len(self.params):
-                if self.target == "cuda":
-                    self._sync_torch(args)
                 self._kernel(*args)
                 outs = [args[i] for i in self.out_idx]
                 return outs[0] if self._single else tuple(outs)
@@ -124,21 +124,8 @@ class JITKernel:
         for i in self.out_idx:
             full[i] = self._allocate(i, full, like)
             outs.append(full[i])
-        if self.target == "cuda":
-            self._sync_torch(args)
         self._kernel(*full)
         return outs[0] if self._single else tuple(outs)
-
-    def _sync_torch(self, args):
-        # The launch runs on tile's stream: let torch's pending work finish.
-        if self._torch_sync is None:
-            try:
-                import torch
-                self._torch_sync = torch.cuda.current_stream
-            except ImportError:
-                self._torch_sync = False
-        if self._torch_sync:
-            self._torch_sync().synchronize()
 
     def _check_allocatable(self, i):
         p = self.params[i]
