@@ -9,6 +9,7 @@
 #
 #   .bundle/python/tile/...                      the package's Python files
 #   .bundle/python/tile/_tile.cpython-312-*.so.xz  the extension, compressed
+#   .bundle/python/deps/                         pytest and tqdm for Python 3.12
 #   .bundle/python/unpack.sh                     makes an importable copy
 #
 # On the GPU machine, from the repository root (docs/python.md):
@@ -47,6 +48,10 @@ find "$out" -name __pycache__ -prune -exec rm -rf {} +
 so=$(cd "$out/tile" && ls _tile.cpython-312-*.so)
 /usr/lib/llvm-22/bin/llvm-strip "$out/tile/$so"
 xz -6 -T0 "$out/tile/$so"
+# The GPU machine may lack pytest (and tqdm): bring them (pure Python).
+"$python" -m pip install --quiet --disable-pip-version-check \
+  --root-user-action=ignore --target "$out/deps" pytest tqdm
+find "$out/deps" -name __pycache__ -prune -exec rm -rf {} +
 cat > "$out/unpack.sh" <<'UNPACK'
 #!/bin/sh
 # Copies the package to $1 (default /tmp/tilepy) and decompresses the
@@ -58,6 +63,8 @@ rm -rf "$dest/tile"
 mkdir -p "$dest"
 cp -r "$here/tile" "$dest/tile"
 for f in "$dest"/tile/_tile*.so.xz; do xz -d "$f"; done
+# pytest and tqdm, unless the interpreter has its own.
+python3 -c "import pytest" 2>/dev/null || cp -r "$here/deps/." "$dest/"
 echo "tile: importable with PYTHONPATH=$dest"
 UNPACK
 chmod +x "$out/unpack.sh"
