@@ -23,6 +23,9 @@ PACKAGES=(
   # lit runs on Debian's python3; execution tests compute references with
   # numpy on that same interpreter.
   python3-numpy
+  # The Python package (python/) builds for that interpreter and its tests
+  # run there (pytest; tqdm draws par_compile's progress bars).
+  python3-dev python3-pytest python3-tqdm
 )
 
 missing=()
@@ -42,3 +45,6 @@ if [ "${#missing[@]}" -gt 0 ]; then
 else
   echo "install-deps: system packages present"
 fi
+
+# nanobind, the Python extension's binding library (from PyPI).
+"$(dirname "${BASH_SOURCE[0]}")/install-python-deps.sh"

@@ -1,0 +1,79 @@
+//===- Arguments.h - Python arguments to packed kernel calls ----*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A kernel's parameters as the Python frontend describes them once, and the
+// per-call work: read each array argument through DLPack (torch, NumPy, any
+// producer), check it against its parameter (with the Python parameter's
+// name in every message, and the frontend's own rules: shared dynamic
+// sizes, T.ptr sizes from scalar parameters), and fill the JIT library's
+// PackedArguments, the launch path tile-run and the C API share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_PYTHON_ARGUMENTS_H
+#define TILE_PYTHON_ARGUMENTS_H
+
+#include <Python.h>
+
+#include "tile/JIT/PackedArguments.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::tile::python {
+
+/// Element types the frontend passes (the values are the frontend's codes).
+enum class DType : int {
+  F16 = 0, BF16, F32, F64, F8E4M3, F8E5M2, Bool, I8, I16, I32, I64, U8,
+  Index
+};
+const char *dtypeName(DType type);
+int64_t dtypeBytes(DType type);
+
+/// Where an array argument must live.
+enum class DeviceKind : int { CPU = 0, CUDA = 1, ROCm = 2 };
+
+/// Where a memref size or stride comes from.
+struct Extent {
+  enum Kind : int {
+    Static = 0,    // `value`; an array's own extent must equal it
+    FromArray = 1, // read from the array (dynamic)
+    FromScalar = 2, // the value of scalar parameter #value
+    Contiguous = 3, // stride: row-major from the sizes (array must agree)
+  };
+  Kind kind = Static;
+  int64_t value = 0;
+  /// Dynamic sizes with the same group must be equal (T.dyn["K"] twice).
+  int group = -1;
+};
+
+struct Param {
+  std::string name;
+  bool isScalar = false;
+  DType dtype = DType::F32;
+  /// Memrefs: one entry per dim.
+  std::vector<Extent> sizes, strides;
+  /// T.ptr + T.match_buffer: the array's own shape is not checked.
+  bool isPointer = false;
+};
+
+/// The JIT library's element type of a frontend dtype.
+jit::ElementType toElementType(DType type);
+
+/// Checks `args` against `params` and fills `packed`. On a mismatch, sets a
+/// Python exception (TypeError or ValueError naming the argument) and
+/// returns false.
+bool packArguments(const std::vector<Param> &params, DeviceKind device,
+                   int deviceId, PyObject *const *args, size_t nargs,
+                   jit::PackedArguments &packed);
+
+/// Lets calls read torch tensors through torch's C-level DLPack export.
+void setTorch(PyObject *tensorType, PyObject *toDlpack);
+
+} // namespace mlir::tile::python
+
+#endif // TILE_PYTHON_ARGUMENTS_H

@@ -1,0 +1,42 @@
+"""The examples in python/examples, on ragged sizes, against NumPy."""
+
+import os
+import runpy
+
+import numpy as np
+import pytest
+
+from conftest import TARGET, to_device, to_numpy
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
+
+import flash_attention as fa  # noqa: E402
+import softmax as sm  # noqa: E402
+
+
+@pytest.mark.parametrize("dim,causal,bh,seq", [
+    (64, False, 3, 100), (64, True, 2, 77), (128, False, 1, 65), (128, True, 2, 64)])
+def test_flash_attention(rng, dim, causal, bh, seq):
+    q, k, v = (rng.standard_normal((bh, seq, dim)).astype(np.float16) for _ in range(3))
+    kernel = fa.flash_attention.compile(dim, causal)
+    out = to_numpy(kernel(to_device(q), to_device(k), to_device(v)))
+    np.testing.assert_allclose(out.astype(np.float32), fa.reference(q, k, v, causal),
+                               rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("m,n", [(37, 1000), (1, 3), (8, 1024)])
+def test_softmax(rng, m, n):
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    y = to_numpy(sm.softmax(n)(to_device(x)))
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("script", ["gemm.py", "lazy_jit_notebook.py", "softmax.py",
+                                    "flash_attention.py"])
+def test_example_scripts_run(script, monkeypatch, capsys):
+    monkeypatch.setenv("TILE_TARGET", TARGET)
+    runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "error" in out or "equal" in out
+    assert "nan" not in out

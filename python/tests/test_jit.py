@@ -1,0 +1,176 @@
+"""JIT behaviour: caching, par_compile, autotune, profiler, kernel source."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import tile
+import tile.language as T
+from conftest import TARGET, to_device, to_numpy
+from gemm import matmul  # python/examples/gemm.py: TileLang's GEMM tutorial
+
+
+def ref(a, b):
+    return a.astype(np.float32) @ b.astype(np.float32)
+
+
+def test_lazy_kernel_is_cached_per_arguments():
+    k = matmul(64, 48, 40)
+    assert matmul(64, 48, 40) is k
+    assert matmul(64, 48, K=40, block_M=128) is k
+    assert matmul(64, 48, 40, block_M=64) is not k
+
+
+def test_tile_par_compile_matches_serial(rng):
+    funcs = [matmul.get_ir(150, 140, 70, block_M=bm, block_N=bn)
+             for bm in (64, 128) for bn in (64, 128)]
+    kernels = tile.par_compile(funcs, out_idx=[-1], target=TARGET, num_workers=2)
+    a = rng.standard_normal((150, 70)).astype(np.float16)
+    b = rng.standard_normal((70, 140)).astype(np.float16)
+    for k in kernels:
+        np.testing.assert_allclose(to_numpy(k(to_device(a), to_device(b))), ref(a, b),
+                                   rtol=1e-3, atol=1e-3)
+
+
+def test_par_compile_on_the_decorated_function_fills_its_cache():
+    configs = [{"M": 40, "N": 40, "K": 40, "block_M": bm} for bm in (32, 64, 128)]
+    kernels = matmul.par_compile(configs, progress=False)
+    assert all(k is not None for k in kernels)
+    assert matmul(40, 40, 40, block_M=64) is kernels[1]
+
+
+def test_eager_par_compile_with_placeholders(rng):
+    @tile.jit(target=TARGET)
+    def double(A: T.Tensor[[int], T.float32], block: int = 32):
+        (N,) = A.shape
+        B = T.empty((N,), T.float32)
+        with T.Kernel(T.ceildiv(N, block), threads=32) as bx:
+            for i in T.Parallel(block):
+                B[bx * block + i] = A[bx * block + i] * 2
+        return B
+
+    kernels = double.par_compile([{"A": T.Tensor((100,), T.float32), "block": b}
+                                  for b in (32, 64)], progress=False)
+    a = rng.standard_normal(100).astype(np.float32)
+    for k in kernels:
+        np.testing.assert_allclose(to_numpy(k(to_device(a))), a * 2)
+    assert double.compile(to_device(a), block=64) is kernels[1]
+
+
+def test_kernel_source_and_cache_result():
+    k = matmul(32, 32, 32, block_M=64)
+    assert "tile.gemm" in k.get_kernel_source("ir")
+    assert k.cache in ("compiled", "in-memory hit", "disk hit")
+    assert k.compile_time >= 0 and len(k.key) == 64
+
+
+def test_disk_cache_is_shared_across_compilers(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path))
+    pf = matmul.get_ir(24, 24, 24, block_M=32)
+    first = tile.compile(pf, out_idx=[-1], target=TARGET, pass_configs={"opt_level": 2})
+    assert first.cache == "compiled"
+    assert any(p.is_dir() for p in tmp_path.iterdir())
+    # A fresh compiler (another process, in effect) finds it on disk.
+    tile.env._compilers.clear()
+    sys.modules["tile.jit"]._memo.clear()
+    again = tile.compile(pf, out_idx=[-1], target=TARGET, pass_configs={"opt_level": 2})
+    assert again.cache == "disk hit" and again.key == first.key
+
+
+def test_debug_root_path(tmp_path):
+    @tile.jit(out_idx=[-1], target=TARGET, debug_root_path=str(tmp_path))
+    def copy1(N):
+        @T.prim_func
+        def kernel(A: T.Tensor((N,), T.float32), B: T.Tensor((N,), T.float32)):
+            with T.Kernel(1, threads=32) as _:
+                t = T.alloc_fragment((N,), T.float32)
+                T.copy(A, t)
+                T.copy(t, B)
+        return kernel
+
+    copy1(16)
+    assert "tile.copy" in (tmp_path / "kernel.mlir").read_text()
+
+
+def test_profiler(rng):
+    k = matmul(64, 64, 64)
+    p = k.get_profiler()
+    p.assert_allclose(lambda a, b: ref(to_numpy(a), to_numpy(b)), atol=1e-2, rtol=1e-2)
+    with pytest.raises(AssertionError, match="elements differ"):
+        p.assert_allclose(lambda a, b: ref(to_numpy(a), to_numpy(b)) + 1)
+    ms = p.do_bench(warmup=1, rep=5)
+    assert ms > 0
+    ms_all = tile.profiler.do_bench(lambda: k(*p._get_inputs()), warmup=1, rep=5,
+                                    return_mode="all")
+    assert len(ms_all) >= 1 and all(t > 0 for t in ms_all)
+
+
+def test_autotune_picks_and_remembers(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    def reference(a, b):
+        calls.append(1)
+        return ref(to_numpy(a), to_numpy(b))
+
+    @tile.autotune(configs=[{"block_M": 64}, {"block_M": 128}, {"block_K": 64}], warmup=1,
+                   rep=3, ref_prog=reference, progress=False)
+    @tile.jit(out_idx=[-1], target=TARGET)
+    def tuned(M, N, K, block_M=64, block_K=32):
+        # The example's builder, with other defaults.
+        return matmul.func(M, N, K, block_M=block_M, block_K=block_K)
+
+    k = tuned(48, 48, 48)
+    assert k.config in ({"block_M": 64}, {"block_M": 128}, {"block_K": 64})
+    assert len(calls) == 3 and k.latency > 0
+    assert len(list((tmp_path / "autotune").iterdir())) == 1
+    # Another process (a fresh tuner) reads the result instead of tuning.
+    again = tile.autotune(configs=[{"block_M": 64}, {"block_M": 128}, {"block_K": 64}],
+                          warmup=1, rep=3, ref_prog=reference, progress=False)(tuned.jit)
+    k2 = again(48, 48, 48)
+    assert k2.config == k.config and len(calls) == 3
+
+
+def test_autotune_skips_wrong_configs(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path))
+
+    @tile.autotune(configs=[{"scale": 1.0}, {"scale": 2.0}], warmup=1, rep=2,
+                   ref_prog=lambda x: to_numpy(x) * 2, progress=False)
+    @tile.jit(out_idx=[-1], target=TARGET)
+    def scaled(N, scale=1.0):
+        @T.prim_func
+        def kernel(X: T.Tensor((N,), T.float32), Y: T.Tensor((N,), T.float32)):
+            with T.Kernel(1, threads=32) as _:
+                for i in T.Parallel(N):
+                    Y[i] = X[i] * scale
+        return kernel
+
+    with pytest.warns(UserWarning, match="is wrong"):
+        k = scaled(32)
+    assert k.config == {"scale": 2.0}
+
+
+def test_verbose_prints_cache_results(capsys, monkeypatch):
+    monkeypatch.setenv("TILE_VERBOSE", "1")
+
+    @tile.jit(out_idx=[-1], target=TARGET)
+    def ident(N):
+        @T.prim_func
+        def kernel(X: T.Tensor((N,), T.float32), Y: T.Tensor((N,), T.float32)):
+            with T.Kernel(1, threads=32) as _:
+                for i in T.Parallel(N):
+                    Y[i] = X[i]
+        return kernel
+
+    ident(8)
+    assert "tile: @kernel for" in capsys.readouterr().out
+
+
+def test_target_from_environment(monkeypatch):
+    monkeypatch.setenv("TILE_TARGET", "cpu")
+    assert tile.resolve_target() == "cpu"
+    assert tile.resolve_target("llvm") == "cpu"
+    monkeypatch.delenv("TILE_TARGET")
+    assert tile.resolve_target() in ("cpu", "cuda")
+

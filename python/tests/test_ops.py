@@ -1,0 +1,307 @@
+"""Each tile.language operation in a kernel, on ragged sizes, against NumPy."""
+
+import numpy as np
+import pytest
+
+import tile
+import tile.language as T
+from conftest import TARGET, to_device, to_numpy
+
+
+def run(kernel, *arrays):
+    out = kernel(*[to_device(a) if isinstance(a, np.ndarray) else a for a in arrays])
+    if isinstance(out, tuple):
+        return tuple(to_numpy(o) for o in out)
+    return to_numpy(out)
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def reduce_rows(M, N, kind, block_M=8, dtype=T.float32):
+    @T.prim_func
+    def kernel(X: T.Tensor((M, N), dtype), Y: T.Tensor((M,), dtype)):
+        with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+            x = T.alloc_fragment((block_M, N), dtype)
+            y = T.alloc_fragment((block_M,), dtype)
+            T.copy(X[bx * block_M, 0], x)
+            T.reduce(x, y, kind, dim=1)
+            T.copy(y, Y[bx * block_M])
+    return kernel
+
+
+@pytest.mark.parametrize("kind,ref", [
+    ("sum", lambda x: x.sum(1)), ("max", lambda x: x.max(1)),
+    ("min", lambda x: x.min(1)), ("absmax", lambda x: np.abs(x).max(1)),
+    ("abssum", lambda x: np.abs(x).sum(1))])
+def test_reduce_kinds(rng, kind, ref):
+    x = rng.standard_normal((21, 48)).astype(np.float32)
+    np.testing.assert_allclose(run(reduce_rows(21, 48, kind), x), ref(x), rtol=1e-5,
+                               atol=1e-5)
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def reduce_accumulate(M, N):
+    @T.prim_func
+    def kernel(X: T.Tensor((M, N), T.float32), Y: T.Tensor((N,), T.float32)):
+        with T.Kernel(1, threads=128) as _:
+            x = T.alloc_fragment((M, N), T.float32)
+            y = T.alloc_fragment((N,), T.float32)
+            T.fill(y, 1.5)
+            T.copy(X[0, 0], x)
+            T.reduce_sum(x, y, dim=0, clear=False)
+            T.copy(y, Y[0])
+    return kernel
+
+
+def test_reduce_without_clear_accumulates(rng):
+    x = rng.standard_normal((16, 32)).astype(np.float32)
+    np.testing.assert_allclose(run(reduce_accumulate(16, 32), x), x.sum(0) + 1.5,
+                               rtol=1e-5, atol=1e-5)
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def scan(M, N, reverse):
+    @T.prim_func
+    def kernel(X: T.Tensor((M, N), T.float32), Y: T.Tensor((M, N), T.float32)):
+        with T.Kernel(1, threads=64) as _:
+            s = T.alloc_shared((M, N), T.float32)
+            T.copy(X[0, 0], s)
+            T.cumsum(s, dim=1, reverse=reverse)
+            T.copy(s, Y[0, 0])
+    return kernel
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumsum(rng, reverse):
+    x = rng.standard_normal((4, 40)).astype(np.float32)
+    ref = np.flip(np.cumsum(np.flip(x, 1), 1), 1) if reverse else np.cumsum(x, 1)
+    np.testing.assert_allclose(run(scan(4, 40, reverse), x), ref, rtol=1e-5, atol=1e-5)
+
+
+@tile.jit(target=TARGET)
+def atomic_rows(M, N):
+    @T.prim_func
+    def kernel(X: T.Tensor((M, N), T.float32), Total: T.Tensor((N,), T.float32),
+               Count: T.Tensor((1,), T.int32)):
+        with T.Kernel(M, threads=32) as bx:
+            row = T.alloc_fragment((1, N), T.float32)
+            T.copy(X[bx, 0], row)
+            part = T.alloc_fragment((N,), T.float32)
+            T.reduce_sum(row, part, dim=0)
+            T.atomic_add(Total[0], part)
+            for i in T.Parallel(1):
+                T.atomic_add(Count[0], 1)
+    return kernel
+
+
+def test_atomic_add(rng):
+    x = rng.standard_normal((7, 20)).astype(np.float32)
+    total = np.zeros(20, np.float32)
+    count = np.zeros(1, np.int32)
+    k = atomic_rows(7, 20)
+    t, c = to_device(total), to_device(count)
+    k(to_device(x), t, c)
+    np.testing.assert_allclose(to_numpy(t), x.sum(0), rtol=1e-5, atol=1e-5)
+    assert to_numpy(c)[0] == 7
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def gemm_variant(M, N, K, trans_A, trans_B, policy, dtype=T.float16, accum=T.float32,
+                 block_M=64, block_N=64, block_K=32, clear_each=False):
+    A_shape = (K, M) if trans_A else (M, K)
+    B_shape = (N, K) if trans_B else (K, N)
+    A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
+    B_tile = (block_N, block_K) if trans_B else (block_K, block_N)
+
+    @T.prim_func
+    def kernel(A: T.Tensor(A_shape, dtype), B: T.Tensor(B_shape, dtype),
+               C: T.Tensor((M, N), accum)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            As = T.alloc_shared(A_tile, dtype)
+            Bs = T.alloc_shared(B_tile, dtype)
+            acc = T.alloc_fragment((block_M, block_N), accum)
+            T.clear(acc)
+            for k in T.serial(T.ceildiv(K, block_K)):
+                if trans_A:
+                    T.copy(A[k * block_K, by * block_M], As)
+                else:
+                    T.copy(A[by * block_M, k * block_K], As)
+                if trans_B:
+                    T.copy(B[bx * block_N, k * block_K], Bs)
+                else:
+                    T.copy(B[k * block_K, bx * block_N], Bs)
+                T.gemm(As, Bs, acc, transpose_A=trans_A, transpose_B=trans_B, policy=policy,
+                       clear_accum=clear_each)
+            T.copy(acc, C[by * block_M, bx * block_N])
+    return kernel
+
+
+@pytest.mark.parametrize("trans_A,trans_B,policy", [
+    (False, False, T.GemmWarpPolicy.Square), (True, False, T.GemmWarpPolicy.FullRow),
+    (False, True, T.GemmWarpPolicy.FullCol), (True, True, T.GemmWarpPolicy.Square)])
+def test_gemm_transposes_and_policies(rng, trans_A, trans_B, policy):
+    M, N, K = 45, 50, 37
+    a = rng.standard_normal((K, M) if trans_A else (M, K)).astype(np.float16)
+    b = rng.standard_normal((N, K) if trans_B else (K, N)).astype(np.float16)
+    ref = (a.T if trans_A else a).astype(np.float32) @ (b.T if trans_B else b).astype(np.float32)
+    c = run(gemm_variant(M, N, K, trans_A, trans_B, policy), a, b)
+    np.testing.assert_allclose(c, ref, rtol=1e-3, atol=1e-3)
+
+
+def test_gemm_clear_accum_keeps_the_last_step(rng):
+    M, N, K = 64, 64, 80
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = run(gemm_variant(M, N, K, False, False, "square", clear_each=True), a, b)
+    ref = a[:, 64:].astype(np.float32) @ b[64:].astype(np.float32)
+    np.testing.assert_allclose(c, ref, rtol=1e-3, atol=1e-3)
+
+
+def test_gemm_int8(rng):
+    M, N, K = 33, 40, 50
+    a = rng.integers(-100, 100, (M, K)).astype(np.int8)
+    b = rng.integers(-100, 100, (K, N)).astype(np.int8)
+    c = run(gemm_variant(M, N, K, False, False, "square", dtype=T.int8, accum=T.int32), a, b)
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def swizzled_copy(M, N, panel):
+    @T.prim_func
+    def kernel(A: T.Tensor((M, N), T.float16), B: T.Tensor((M, N), T.float16)):
+        with T.Kernel(T.ceildiv(N, 32), T.ceildiv(M, 16), threads=64) as (bx, by):
+            T.use_swizzle(panel)
+            s = T.alloc_shared((16, 32), T.float16)
+            p = T.alloc_shared((16, 32), T.float16)
+            T.annotate_layout({s: T.make_swizzled_layout(s), p: "#tile.padded<8>"})
+            T.copy(A[by * 16, bx * 32], s)
+            T.copy(s, p)
+            T.copy(p, B[by * 16, bx * 32])
+    return kernel
+
+
+def test_use_swizzle_and_layouts(rng):
+    a = rng.standard_normal((70, 100)).astype(np.float16)
+    k = swizzled_copy(70, 100, 2)
+    assert "raster(#tile.raster<2>)" in k.ir
+    assert "layout(#tile.swizzle<64>)" in k.ir and "layout(#tile.padded<8>)" in k.ir
+    np.testing.assert_array_equal(run(k, a), a)
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def control_flow(N, threshold):
+    @T.prim_func
+    def kernel(X: T.Tensor((N,), T.float32), Y: T.Tensor((N,), T.float32)):
+        with T.Kernel(T.ceildiv(N, 64), threads=64) as bx:
+            for i in T.Parallel(64):
+                x = X[bx * 64 + i]
+                if x > threshold:
+                    Y[bx * 64 + i] = x * 2
+                elif x < -threshold and not (x < -10.0):
+                    Y[bx * 64 + i] = T.abs(x)
+                else:
+                    Y[bx * 64 + i] = T.if_then_else(x > 0, 1.0, -1.0)
+    return kernel
+
+
+def test_runtime_if_elif_else(rng):
+    x = (rng.standard_normal(150) * 3).astype(np.float32)
+    ref = np.where(x > 1, x * 2, np.where((x < -1) & ~(x < -10), np.abs(x),
+                                          np.where(x > 0, 1.0, -1.0))).astype(np.float32)
+    np.testing.assert_allclose(run(control_flow(150, 1.0), x), ref, rtol=1e-6)
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def counting(N, steps):
+    @T.prim_func
+    def kernel(X: T.Tensor((N,), T.int32), Y: T.Tensor((N,), T.int32)):
+        with T.Kernel(1, threads=32) as _:
+            acc = T.alloc_var(T.int32, 0)
+            for k in T.serial(steps):
+                acc = acc + X[k]
+            for k in range(2, steps, 3):
+                acc += X[k] * 10
+            for i in T.Parallel(N):
+                Y[i] = acc + i
+    return kernel
+
+
+def test_alloc_var_and_serial_loops():
+    x = np.arange(1, 41, dtype=np.int32)
+    expected = int(x[:12].sum() + 10 * x[2:12:3].sum())
+    np.testing.assert_array_equal(run(counting(40, 12), x), expected + np.arange(40))
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def math_ops(N):
+    @T.prim_func
+    def kernel(X: T.Tensor((N,), T.float32), Y: T.Tensor((N, 12), T.float32)):
+        with T.Kernel(T.ceildiv(N, 32), threads=32) as bx:
+            for i in T.Parallel(32):
+                r = bx * 32 + i
+                x = X[r]
+                Y[r, 0] = T.exp(x)
+                Y[r, 1] = T.exp2(x)
+                Y[r, 2] = T.log(T.abs(x) + 1)
+                Y[r, 3] = T.sqrt(T.abs(x))
+                Y[r, 4] = T.rsqrt(T.abs(x) + 1)
+                Y[r, 5] = T.sin(x)
+                Y[r, 6] = T.cos(x)
+                Y[r, 7] = T.max(x, 0.25)
+                Y[r, 8] = T.min(x, -0.25)
+                Y[r, 9] = T.cast(T.cast(x * 100, T.int32), T.float32)
+                Y[r, 10] = T.cast(T.cast(x, T.float16), T.float32)
+                Y[r, 11] = x // 0.5 + x % 0.75
+    return kernel
+
+
+def test_math(rng):
+    x = rng.standard_normal(45).astype(np.float32)
+    y = run(math_ops(45), x)
+    refs = [np.exp(x), np.exp2(x), np.log(np.abs(x) + 1), np.sqrt(np.abs(x)),
+            1 / np.sqrt(np.abs(x) + 1), np.sin(x), np.cos(x), np.maximum(x, 0.25),
+            np.minimum(x, -0.25), np.trunc(x * 100), x.astype(np.float16).astype(np.float32),
+            np.floor(x / 0.5) + x % 0.75]
+    for c, ref in enumerate(refs):
+        np.testing.assert_allclose(y[:, c], ref, rtol=1e-5, atol=1e-6, err_msg=f"column {c}")
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def rows_of_4d(B, H, S, D):
+    @T.prim_func
+    def kernel(Q: T.Tensor((B, H, S, D), T.float32), O: T.Tensor((B, H, S, D), T.float32)):
+        with T.Kernel(T.ceildiv(S, 16), H, B, threads=64) as (bx, by, bz):
+            t = T.alloc_fragment((16, D), T.float32)
+            T.copy(Q[bz, by, bx * 16:(bx + 1) * 16, :], t)
+            for i, j in T.Parallel(16, D):
+                t[i, j] = t[i, j] + by * 100 + bz * 1000
+            T.copy(t, O[bz, by, bx * 16, 0])
+    return kernel
+
+
+def test_copy_from_higher_rank_tensors(rng):
+    q = rng.standard_normal((2, 3, 20, 8)).astype(np.float32)
+    ref = q + np.arange(3)[None, :, None, None] * 100 + np.arange(2)[:, None, None, None] * 1000
+    np.testing.assert_allclose(run(rows_of_4d(2, 3, 20, 8), q), ref, rtol=1e-6)
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def scaled_dynamic(block=32):
+    N = T.symbolic("N")
+
+    @T.prim_func
+    def kernel(X: T.Tensor((N, 3), T.float32), alpha: T.float32, shift: T.int32,
+               Y: T.Tensor((N, 3), T.float32)):
+        with T.Kernel(T.ceildiv(N, block), threads=32) as bx:
+            t = T.alloc_fragment((block, 3), T.float32)
+            T.copy(X[bx * block, 0], t)
+            for i, j in T.Parallel(block, 3):
+                t[i, j] = t[i, j] * alpha + shift
+            T.copy(t, Y[bx * block, 0])
+    return kernel
+
+
+@pytest.mark.parametrize("n", [1, 31, 100])
+def test_dynamic_sizes_scalars_and_outputs(rng, n):
+    x = rng.standard_normal((n, 3)).astype(np.float32)
+    k = scaled_dynamic()
+    np.testing.assert_allclose(run(k, x, 2.5, -3), x * 2.5 - 3, rtol=1e-6)
