@@ -9,6 +9,7 @@
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
+#include "tile/Dialect/Tile/Transforms/Transforms.h"
 #include "tile/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -45,6 +46,7 @@ void mlir::tile::registerTileDialects(DialectRegistry &registry) {
                   NVVM::NVVMDialect, ROCDL::ROCDLDialect, scf::SCFDialect,
                   ub::UBDialect, vector::VectorDialect>();
   registerAllExtensions(registry);
+  registerLayoutInferenceModels(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);

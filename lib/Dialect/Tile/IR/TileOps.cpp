@@ -822,5 +822,9 @@ LogicalResult StoreOp::verify() {
                              /*isStore=*/true);
 }
 
+LayoutInferenceState::~LayoutInferenceState() = default;
+
+#include "tile/Dialect/Tile/IR/TileOpInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.cpp.inc"

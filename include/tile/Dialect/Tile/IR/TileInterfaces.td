@@ -34,4 +34,33 @@ def Tile_LayoutAttrInterface : AttrInterface<"LayoutAttrInterface"> {
   ];
 }
 
+def Tile_LayoutInferenceOpInterface : OpInterface<"LayoutInferenceOpInterface"> {
+  let cppNamespace = "::mlir::tile";
+  let description = [{
+    How an op constrains the layouts of the fragments, shared buffers and
+    loops it touches. tile-infer-layouts asks every op of a kernel that
+    implements it: `requireLayouts` once, for fixed needs (an instruction's
+    operand layouts), then `propagateLayouts` repeatedly, deriving unknown
+    layouts from known ones and checking that known ones agree, until no op
+    decides anything new. Both speak through the LayoutInferenceState, which
+    records each decision with its reason and reports conflicts. The
+    dialect's ops get their rules from the transforms library
+    (registerLayoutInferenceModels); a new op opts in by implementing this
+    interface.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        States the layouts this op fixes (before any propagation).
+      }], "::mlir::LogicalResult", "requireLayouts",
+      (ins "::mlir::tile::LayoutInferenceState &":$state), "",
+      [{ return ::mlir::success(); }]>,
+    InterfaceMethod<[{
+        Derives the layouts of this op's buffers from those already decided;
+        fails (after reporting) when two disagree.
+      }], "::mlir::LogicalResult", "propagateLayouts",
+      (ins "::mlir::tile::LayoutInferenceState &":$state), "",
+      [{ return ::mlir::success(); }]>
+  ];
+}
+
 #endif // TILE_DIALECT_TILE_IR_TILEINTERFACES_TD

@@ -14,6 +14,7 @@
 #include "tile/Dialect/Tile/IR/TileAttrs.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Dialect/Tile/IR/TileTypes.h"
+#include "tile/Dialect/Tile/IR/LayoutInference.h"
 
 namespace mlir::tile {
 /// Verifies that a block-level op sits in a tile.kernel and not in a
@@ -28,6 +29,8 @@ public:
   }
 };
 } // namespace mlir::tile
+
+#include "tile/Dialect/Tile/IR/TileOpInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.h.inc"

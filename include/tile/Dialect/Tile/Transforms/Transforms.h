@@ -15,6 +15,8 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Target/Target.h"
 
+#include "mlir/IR/DialectRegistry.h"
+
 namespace mlir::tile {
 
 /// Gives every fragment, shared buffer and parallel loop of `kernel` a
@@ -22,6 +24,10 @@ namespace mlir::tile {
 /// on each saying why. Fails with diagnostics on conflicts.
 LogicalResult inferLayouts(KernelOp kernel, const TargetInfo &target,
                            bool explain = false);
+
+/// Attaches LayoutInferenceOpInterface to the tile ops (the rules of
+/// tile-infer-layouts: gemm, parallel, reduce, copy, cumsum).
+void registerLayoutInferenceModels(DialectRegistry &registry);
 
 } // namespace mlir::tile
 
