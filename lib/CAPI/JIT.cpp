@@ -55,6 +55,13 @@ jit::PackedArguments &unwrapArguments(TileJitArguments arguments) {
   return *static_cast<jit::PackedArguments *>(arguments.ptr);
 }
 
+/// Keeps `error` as the last error when `result` failed.
+MlirLogicalResult fromResult(LogicalResult result, std::string &error) {
+  if (failed(result))
+    lastError = std::move(error);
+  return fromResult(result);
+}
+
 /// Fails with the device's last error when `result` failed.
 MlirLogicalResult deviceResult(jit::Device &device, LogicalResult result) {
   if (failed(result))
@@ -241,33 +248,27 @@ MlirLogicalResult tileJitArgumentsSetMemRef(TileJitArguments arguments,
     return failWith("unknown element type " + std::to_string(elementType),
                     mlirLogicalResultFailure());
   std::string error;
-  LogicalResult result = unwrapArguments(arguments).setMemRef(
-      index, data, static_cast<jit::ElementType>(elementType),
-      ArrayRef<int64_t>(sizes, rank),
-      strides ? ArrayRef<int64_t>(strides, rank) : ArrayRef<int64_t>(), &error);
-  if (failed(result))
-    lastError = std::move(error);
-  return fromResult(result);
+  return fromResult(
+      unwrapArguments(arguments).setMemRef(
+          index, data, static_cast<jit::ElementType>(elementType),
+          ArrayRef<int64_t>(sizes, rank),
+          strides ? ArrayRef<int64_t>(strides, rank) : ArrayRef<int64_t>(),
+          &error),
+      error);
 }
 
 MlirLogicalResult tileJitArgumentsSetInteger(TileJitArguments arguments,
                                              intptr_t index, int64_t value) {
   std::string error;
-  LogicalResult result =
-      unwrapArguments(arguments).setInteger(index, value, &error);
-  if (failed(result))
-    lastError = std::move(error);
-  return fromResult(result);
+  return fromResult(unwrapArguments(arguments).setInteger(index, value, &error),
+                    error);
 }
 
 MlirLogicalResult tileJitArgumentsSetFloat(TileJitArguments arguments,
                                            intptr_t index, double value) {
   std::string error;
-  LogicalResult result =
-      unwrapArguments(arguments).setFloat(index, value, &error);
-  if (failed(result))
-    lastError = std::move(error);
-  return fromResult(result);
+  return fromResult(unwrapArguments(arguments).setFloat(index, value, &error),
+                    error);
 }
 
 void **tileJitArgumentsGetPacked(TileJitArguments arguments) {
@@ -277,9 +278,6 @@ void **tileJitArgumentsGetPacked(TileJitArguments arguments) {
 MlirLogicalResult tileJitKernelCall(TileJitKernel kernel,
                                     TileJitArguments arguments) {
   std::string error;
-  LogicalResult result =
-      unwrapKernel(kernel).call(unwrapArguments(arguments), &error);
-  if (failed(result))
-    lastError = std::move(error);
-  return fromResult(result);
+  return fromResult(
+      unwrapKernel(kernel).call(unwrapArguments(arguments), &error), error);
 }
