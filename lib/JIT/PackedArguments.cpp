@@ -79,11 +79,7 @@ LogicalResult PackedArguments::setMemRef(unsigned index, void *data,
     empty |= sizes[d] == 0;
   }
   if (type != parameter.elementType)
-    return fail(index,
-                "element type " + stringifyElementType(type) +
-                    " does not match the parameter's " +
-                    stringifyElementType(parameter.elementType),
-                error);
+    return mismatch(index, type, parameter.elementType, error);
   if (!strides.empty() && int64_t(strides.size()) != rank)
     return fail(
         index, Twine(strides.size()) + " strides given for rank " + Twine(rank),
@@ -131,68 +127,79 @@ LogicalResult PackedArguments::setMemRef(unsigned index, void *data,
   return success();
 }
 
-LogicalResult PackedArguments::checkScalar(unsigned index,
-                                           std::string *error) const {
+FailureOr<ElementType> PackedArguments::checkScalar(unsigned index,
+                                                    std::string *error) const {
   const std::vector<Parameter> &parameters = signature->parameters;
-  if (index >= parameters.size())
-    return fail(index,
-                "argument index " + Twine(index) + " is out of range: @" +
-                    signature->name + " has " + Twine(parameters.size()) +
-                    " arguments",
-                error);
-  if (parameters[index].isMemRef())
-    return fail(index, "expects an array, got a scalar", error);
-  return success();
+  if (index >= parameters.size()) {
+    (void)fail(index,
+               "argument index " + Twine(index) + " is out of range: @" +
+                   signature->name + " has " + Twine(parameters.size()) +
+                   " arguments",
+               error);
+    return failure();
+  }
+  if (parameters[index].isMemRef()) {
+    (void)fail(index, "expects an array, got a scalar", error);
+    return failure();
+  }
+  return parameters[index].elementType;
+}
+
+LogicalResult PackedArguments::mismatch(unsigned index, ElementType given,
+                                        ElementType expected,
+                                        std::string *error) const {
+  return fail(index,
+              "element type " + stringifyElementType(given) +
+                  " does not match the parameter's " +
+                  stringifyElementType(expected),
+              error);
+}
+
+void *PackedArguments::clearScalar(unsigned index) {
+  int64_t &slot = slots[firstSlots[index]];
+  slot = 0;
+  return &slot;
 }
 
 LogicalResult PackedArguments::setScalar(unsigned index, ElementType type,
                                          const void *value,
                                          std::string *error) {
-  if (failed(checkScalar(index, error)))
+  FailureOr<ElementType> expected = checkScalar(index, error);
+  if (failed(expected))
     return failure();
-  ElementType expected = signature->parameters[index].elementType;
-  if (type != expected)
-    return fail(index,
-                "element type " + stringifyElementType(type) +
-                    " does not match the parameter's " +
-                    stringifyElementType(expected),
-                error);
-  int64_t &slot = slots[firstSlots[index]];
-  slot = 0;
-  std::memcpy(&slot, value, getByteWidth(type));
+  if (type != *expected)
+    return mismatch(index, type, *expected, error);
+  std::memcpy(clearScalar(index), value, getByteWidth(type));
   return success();
 }
 
 LogicalResult PackedArguments::setInteger(unsigned index, int64_t value,
                                           std::string *error) {
-  if (failed(checkScalar(index, error)))
+  FailureOr<ElementType> type = checkScalar(index, error);
+  if (failed(type))
     return failure();
-  ElementType type = signature->parameters[index].elementType;
-  int64_t &slot = slots[firstSlots[index]];
-  slot = 0;
-  if (isFloat(type)) {
-    storeElement(type, &slot, double(value));
+  void *slot = clearScalar(index);
+  if (isFloat(*type)) {
+    storeElement(*type, slot, double(value));
     return success();
   }
-  if (type == ElementType::I1)
+  if (*type == ElementType::I1)
     value = value != 0;
   // Little-endian: the low bytes are the truncated value.
-  std::memcpy(&slot, &value, getByteWidth(type));
+  std::memcpy(slot, &value, getByteWidth(*type));
   return success();
 }
 
 LogicalResult PackedArguments::setFloat(unsigned index, double value,
                                         std::string *error) {
-  if (failed(checkScalar(index, error)))
+  FailureOr<ElementType> type = checkScalar(index, error);
+  if (failed(type))
     return failure();
-  ElementType type = signature->parameters[index].elementType;
-  if (!isFloat(type))
+  if (!isFloat(*type))
     return fail(index,
-                "expects an integer (" + stringifyElementType(type) +
+                "expects an integer (" + stringifyElementType(*type) +
                     "), got a floating-point value",
                 error);
-  int64_t &slot = slots[firstSlots[index]];
-  slot = 0;
-  storeElement(type, &slot, value);
+  storeElement(*type, clearScalar(index), value);
   return success();
 }

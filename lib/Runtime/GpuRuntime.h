@@ -44,6 +44,7 @@
 #include "tile/Runtime/Runtime.h"
 
 #include <algorithm>
+#include <iterator>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -123,6 +124,8 @@ public:
     if (it == modules.end() || --it->second.users > 0)
       return false;
     modules.erase(it);
+    for (auto f = functionsByAddress.begin(); f != functionsByAddress.end();)
+      f = f->first.first == module ? functionsByAddress.erase(f) : std::next(f);
     for (auto f = functionsByName.begin(); f != functionsByName.end();) {
       if (f->first.first == module) {
         functions.erase(f->second);
@@ -135,18 +138,26 @@ public:
   }
 
   /// Function `name` of `module`, looked up with `lookup(Function &) ->
-  /// bool` the first time; null when that fails.
+  /// bool` the first time; null when that fails. Lowered code asks on every
+  /// launch with the same name string: its address is tried first.
   template <typename Lookup>
   Function getFunction(Module module, const char *name, Lookup lookup) {
     std::lock_guard<std::mutex> lock(mutex);
-    auto key = std::make_pair(module, std::string(name));
-    if (auto it = functionsByName.find(key); it != functionsByName.end())
+    if (auto it = functionsByAddress.find({module, name});
+        it != functionsByAddress.end())
       return it->second;
+    auto key = std::make_pair(module, std::string(name));
+    auto it = functionsByName.find(key);
     Function function{};
-    if (!lookup(function))
-      return Function{};
-    functionsByName[key] = function;
-    functions[function] = {name, 0};
+    if (it != functionsByName.end()) {
+      function = it->second;
+    } else {
+      if (!lookup(function))
+        return Function{};
+      functionsByName[key] = function;
+      functions[function] = {name, 0};
+    }
+    functionsByAddress[{module, name}] = function;
     return function;
   }
 
@@ -180,6 +191,7 @@ private:
   std::mutex mutex;
   std::map<const void *, LoadedModule> modules;
   std::map<std::pair<Module, std::string>, Function> functionsByName;
+  std::map<std::pair<Module, const char *>, Function> functionsByAddress;
   std::unordered_map<Function, FunctionInfo> functions;
 };
 

@@ -125,8 +125,14 @@ struct FakeDriver {
     return call("fakeStreamCreate");
   }
 
+  // A module unloaded and loaded again gets its old handle back, as a
+  // driver may reuse the address.
+  std::map<std::string, Module> moduleHandles;
   Call loadModule(Module &module, const void *data) {
-    module = make(static_cast<const char *>(data));
+    Module &handle = moduleHandles[static_cast<const char *>(data)];
+    if (!handle)
+      handle = make(static_cast<const char *>(data));
+    module = handle;
     return call("fakeLoad");
   }
   Call loadModuleJIT(Module &module, const void *data, int) {
@@ -312,8 +318,14 @@ TEST(GpuRuntime, LoadsEachModuleOnceWhileInUse) {
   EXPECT_EQ(h.driver.calls["fakeUnload"], 1);
   // The last unload waits for the stream first: kernels may still run.
   EXPECT_EQ(h.driver.synchronizedStreams.size(), 1u);
-  h.load("a");
+  // Reloaded (the same handle here), its functions are looked up again.
+  void *again = h.load("a");
   EXPECT_EQ(h.driver.calls["fakeLoad"], 3);
+  h.function(again, "k");
+  unload(again);
+  again = h.load("a");
+  h.function(again, "k");
+  EXPECT_EQ(h.driver.calls["fakeGetFunction"], 2);
   EXPECT_EQ(h.synchronize(), "");
 }
 
@@ -322,6 +334,9 @@ TEST(GpuRuntime, LooksUpFunctionsAndOptsInToSharedMemoryOnce) {
   void *module = h.load("m");
   void *kernel = h.function(module, "k");
   EXPECT_EQ(h.function(module, "k"), kernel);
+  // Another string with the same name finds the same function.
+  std::string sameName = "k";
+  EXPECT_EQ(h.function(module, sameName.c_str()), kernel);
   EXPECT_EQ(h.driver.calls["fakeGetFunction"], 1);
   void *other = h.function(module, "other");
   for (int32_t bytes : {0, 65536, 65536, 32768, 102400})

@@ -60,7 +60,12 @@ public:
 private:
   LogicalResult fail(unsigned index, const Twine &message,
                      std::string *error) const;
-  LogicalResult checkScalar(unsigned index, std::string *error) const;
+  LogicalResult mismatch(unsigned index, ElementType given,
+                         ElementType expected, std::string *error) const;
+  /// The type of scalar parameter `index`; fails if there is none.
+  FailureOr<ElementType> checkScalar(unsigned index, std::string *error) const;
+  /// The slot of scalar argument `index`, zeroed.
+  void *clearScalar(unsigned index);
 
   const Signature *signature;
   /// One 8-byte slot per LLVM-level argument; pointers[i] = &slots[i].

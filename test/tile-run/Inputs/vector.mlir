@@ -1,0 +1,4 @@
+// A vector parameter: no caller can pass one.
+func.func @f(%a: vector<4xf32>) {
+  return
+}
