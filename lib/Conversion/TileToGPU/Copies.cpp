@@ -610,7 +610,7 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
     }
   }
   if (writesShared)
-    k.barrier(b, loc);
+    k.publishShared(b, loc);
   rewriter.eraseOp(op);
   return success();
 }
@@ -634,7 +634,7 @@ static LogicalResult lowerFill(const KernelContext &k, PatternRewriter &rewriter
                         [&](OpBuilder &inner, Location l, ValueRange index) {
                           writeMemory(k, inner, l, dst, index, value);
                         });
-    k.barrier(b, loc);
+    k.publishShared(b, loc);
   }
   rewriter.eraseOp(op);
   return success();
@@ -782,7 +782,7 @@ static LogicalResult lowerParallel(const KernelContext &k, PatternRewriter &rewr
       return failure();
   }
   if (storesToShared)
-    k.barrier(b, loc);
+    k.publishShared(b, loc);
   rewriter.eraseOp(op);
   return success();
 }

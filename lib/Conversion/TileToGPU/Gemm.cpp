@@ -76,6 +76,9 @@ struct GemmOpLowering : public TileOpLowering<GemmOp> {
 
     LogicalResult result = failure();
     switch (plan.instruction) {
+    case GemmInstruction::Wgmma:
+      result = emitWgmmaGemm(k, rewriter, op, plan, a, b, c);
+      break;
     case GemmInstruction::MmaSync:
       result = emitMmaSyncGemm(k, rewriter, op, plan, a, b, c);
       break;

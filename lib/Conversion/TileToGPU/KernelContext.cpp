@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Rewrite/PatternApplicator.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
@@ -65,6 +66,15 @@ Value KernelContext::getScratch(OpBuilder &b, Location loc, Operation *op,
 
 void KernelContext::barrier(OpBuilder &b, Location loc) const {
   gpu::BarrierOp::create(b, loc);
+}
+
+void KernelContext::publishShared(OpBuilder &b, Location loc) const {
+  if (target.hasWgmma() || target.has(Feature::Tma))
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  barrier(b, loc);
 }
 
 SmallVector<Value> KernelContext::fragmentIndex(OpBuilder &b, Location loc,

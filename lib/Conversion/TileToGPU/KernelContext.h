@@ -89,6 +89,10 @@ public:
   }
   /// Emits `gpu.barrier`.
   void barrier(OpBuilder &b, Location loc) const;
+  /// Makes this thread's writes to shared memory visible to the block: a
+  /// barrier, after a proxy fence where the tensor cores (wgmma) or the copy
+  /// engine read shared memory through the async proxy.
+  void publishShared(OpBuilder &b, Location loc) const;
   /// The logical index of slot `slot` of this thread (or of `thread`).
   SmallVector<Value> fragmentIndex(OpBuilder &b, Location loc,
                                    const Layout &fragment, int64_t slot,

@@ -386,11 +386,12 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
   Value writeStage = forOp.getRegionIterArg(1);
 
   // Iteration j's group has landed once at most s - 2 newer ones are in
-  // flight; the barrier publishes it to every thread and also ends every
-  // thread's reads of iteration j - 1's stage, which is refilled next.
+  // flight; the barrier publishes it to every thread (and the tensor
+  // cores) and also ends every thread's reads of iteration j - 1's stage,
+  // which is refilled next.
   nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
                                    b.getI32IntegerAttr(stages - 2));
-  k.barrier(b, loc);
+  k.publishShared(b, loc);
   Value ahead = arith::AddIOp::create(
       b, loc, iv,
       arith::MulIOp::create(b, loc, step, k.constant(b, loc, stages - 1)));

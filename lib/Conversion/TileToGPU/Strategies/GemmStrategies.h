@@ -42,6 +42,10 @@ LogicalResult emitFmaGemm(const KernelContext &k, OpBuilder &b, GemmOp op,
                           const GemmPlan &plan, const GemmOperand &a,
                           const GemmOperand &bOperand,
                           const FragmentStorage &c);
+LogicalResult emitWgmmaGemm(const KernelContext &k, OpBuilder &b, GemmOp op,
+                            const GemmPlan &plan, const GemmOperand &a,
+                            const GemmOperand &bOperand,
+                            const FragmentStorage &c);
 LogicalResult emitMmaSyncGemm(const KernelContext &k, OpBuilder &b, GemmOp op,
                               const GemmPlan &plan, const GemmOperand &a,
                               const GemmOperand &bOperand,

@@ -19,6 +19,12 @@ std::string GemmPlan::describe() const {
   std::string s;
   llvm::raw_string_ostream os(s);
   switch (instruction) {
+  case GemmInstruction::Wgmma:
+    os << "wgmma m" << atomM << "n" << atomN << "k" << atomK << " (A from "
+       << (aFromShared ? "shared memory" : "registers") << "), " << warpsM
+       << "x" << warpsN << " warpgroups, " << repeatsM << "x" << repeatsN
+       << "x" << repeatsK << " repeats per warpgroup";
+    return s;
   case GemmInstruction::MmaSync:
     os << "mma.sync m" << atomM << "n" << atomN << "k" << atomK;
     break;
@@ -119,8 +125,149 @@ static FailureOr<GemmPlan> planFma(GemmOp op, int64_t threads) {
   return plan;
 }
 
+/// The k of wgmma for element type `type` (A and B), or 0 if wgmma cannot
+/// multiply it into an f32 accumulator.
+static int64_t getWgmmaK(Type a, Type b, Type c) {
+  auto isF8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (!c.isF32())
+    return 0;
+  if (a == b && (a.isF16() || a.isBF16()))
+    return 16;
+  if (a == b && a.isF32())
+    return 8;
+  if (isF8(a) && isF8(b))
+    return 32;
+  return 0;
+}
+
+/// Whether a shared gemm operand can be read by wgmma descriptors: its
+/// layout is (or will be, when unannotated) a 32/64/128-byte swizzle.
+static bool isWgmmaReadable(Value operand, const TargetInfo &target) {
+  auto alloc = operand.getDefiningOp<AllocSharedOp>();
+  if (!alloc)
+    return false;
+  LayoutAttrInterface layout = alloc.getLayoutAttr();
+  if (!layout)
+    layout = getPreferredOperandLayout(alloc.getType(), target);
+  return isa_and_nonnull<SwizzleLayoutAttr>(layout);
+}
+
+/// The 16-byte chunks of a swizzle panel of `operand` (its innermost dim
+/// split into panels of the swizzle's width), in elements.
+static int64_t getPanelElements(Value operand, const TargetInfo &target) {
+  auto alloc = operand.getDefiningOp<AllocSharedOp>();
+  LayoutAttrInterface layout = alloc.getLayoutAttr();
+  if (!layout)
+    layout = getPreferredOperandLayout(alloc.getType(), target);
+  return cast<SwizzleLayoutAttr>(layout).getMode() /
+         (alloc.getType().getElementTypeBitWidth() / 8);
+}
+
+/// Plans `op` with Hopper's warpgroup MMA when it applies: f16/bf16 (any
+/// operand major-ness), tf32 and fp8 (K-major operands) into f32; B in
+/// swizzled shared memory, A there or in registers; warpgroups tile C in
+/// 64-row steps. std::nullopt when it does not apply (the caller falls back
+/// to mma.sync).
+static std::optional<GemmPlan> planWgmma(GemmOp op, const TargetInfo &target,
+                                         int64_t threads) {
+  Type a = cast<ShapedType>(op.getA().getType()).getElementType();
+  Type b = cast<ShapedType>(op.getB().getType()).getElementType();
+  Type c = cast<ShapedType>(op.getC().getType()).getElementType();
+  int64_t k = getWgmmaK(a, b, c);
+  if (!target.hasWgmma() || k == 0 || threads % 128 != 0)
+    return std::nullopt;
+  bool aInRegisters = isa<FragmentType>(op.getA().getType());
+  if (!isWgmmaReadable(op.getB(), target) ||
+      (!aInRegisters && !isWgmmaReadable(op.getA(), target)))
+    return std::nullopt;
+  // Only 16-bit types may be MN-major (transposed through the descriptor).
+  bool aMNMajor = !aInRegisters && op.getTransposeA();
+  bool bMNMajor = !op.getTransposeB();
+  if (a.getIntOrFloatBitWidth() != 16 && (aMNMajor || bMNMajor))
+    return std::nullopt;
+  int64_t m = op.getM(), n = op.getN(), kk = op.getK();
+  if (kk % k != 0)
+    return std::nullopt;
+
+  // Warpgroups: stacked along M by 64-row steps, and along N; each issues
+  // instructions at most 256 columns wide.
+  int64_t groups = threads / 128;
+  auto fits = [&](int64_t gm, int64_t gn) {
+    return m % (gm * 64) == 0 && n % gn == 0 && (n / gn) % 8 == 0;
+  };
+  std::optional<std::pair<int64_t, int64_t>> grid;
+  switch (op.getPolicy()) {
+  case WarpPolicy::FullRow:
+    if (fits(groups, 1))
+      grid = {groups, 1};
+    break;
+  case WarpPolicy::FullCol:
+    if (fits(1, groups))
+      grid = {1, groups};
+    break;
+  case WarpPolicy::Square: {
+    int64_t bestScore = 0;
+    for (int64_t gm = 1; gm <= groups; ++gm) {
+      if (groups % gm != 0 || !fits(gm, groups / gm))
+        continue;
+      int64_t score = std::abs(m / gm - n / (groups / gm));
+      if (!grid || score < bestScore) {
+        grid = {gm, groups / gm};
+        bestScore = score;
+      }
+    }
+    break;
+  }
+  }
+  if (!grid)
+    return std::nullopt;
+  auto [gm, gn] = *grid;
+  int64_t perGroupN = n / gn;
+  int64_t instrN = perGroupN;
+  while (instrN > 256 || perGroupN % instrN != 0 || instrN % 8 != 0)
+    --instrN;
+  // An MN-major B is addressed by whole swizzle panels along N.
+  if (bMNMajor && (gn > 1 || perGroupN != instrN) &&
+      instrN % getPanelElements(op.getB(), target) != 0)
+    return std::nullopt;
+  if (aMNMajor && 64 % getPanelElements(op.getA(), target) != 0)
+    return std::nullopt;
+
+  GemmPlan plan;
+  plan.instruction = GemmInstruction::Wgmma;
+  plan.atomM = 64;
+  plan.atomN = instrN;
+  plan.atomK = k;
+  plan.warpSize = 128;
+  plan.warpsM = gm;
+  plan.warpsN = gn;
+  plan.repeatsM = m / (gm * 64);
+  plan.repeatsN = perGroupN / instrN;
+  plan.repeatsK = kk / k;
+  plan.aFromShared = !aInRegisters;
+  plan.aMNMajor = aMNMajor;
+  plan.bMNMajor = bMNMajor;
+  plan.c = tileAtom(getWgmmaAccumulator(instrN),
+                    {{gm, gn}, {gn * 128, 128}, {plan.repeatsM, plan.repeatsN},
+                     {}});
+  // Register A (16-bit types): warpgroup rows of 64, K in steps of 16,
+  // replicated over the warpgroups along N.
+  AtomTiling aTiling{{gm, 1}, {gn * 128, 0}, {plan.repeatsM, plan.repeatsK},
+                     {}};
+  if (gn > 1)
+    aTiling.replicas.push_back({gn, kThreadAxis, 128});
+  if (aInRegisters) {
+    if (a.getIntOrFloatBitWidth() != 16)
+      return std::nullopt;
+    plan.a = tileAtom(getWgmmaOperandA(), aTiling);
+  }
+  return plan;
+}
+
 FailureOr<GemmPlan> mlir::tile::planGemm(GemmOp op, const TargetInfo &target,
                                          int64_t threads) {
+  if (std::optional<GemmPlan> wgmma = planWgmma(op, target, threads))
+    return *wgmma;
   Type a = cast<ShapedType>(op.getA().getType()).getElementType();
   Type b = cast<ShapedType>(op.getB().getType()).getElementType();
   Type c = cast<ShapedType>(op.getC().getType()).getElementType();
@@ -201,7 +348,7 @@ FailureOr<GemmPlan> mlir::tile::planGemm(GemmOp op, const TargetInfo &target,
 LayoutAttrInterface
 mlir::tile::getPreferredOperandLayout(MemRefType type,
                                       const TargetInfo &target) {
-  if (!target.hasMmaSync() && !target.hasMfma())
+  if (!target.hasMmaSync() && !target.hasMfma() && !target.hasWgmma())
     return {};
   unsigned bits = type.getElementTypeBitWidth();
   if (type.getRank() != 2 || bits % 8 != 0)

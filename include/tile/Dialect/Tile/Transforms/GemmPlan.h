@@ -20,20 +20,27 @@
 
 namespace mlir::tile {
 
-enum class GemmInstruction { MmaSync, Mfma, Fma };
+enum class GemmInstruction { Wgmma, MmaSync, Mfma, Fma };
 
 struct GemmPlan {
   GemmInstruction instruction = GemmInstruction::Fma;
   /// Shape of one instruction (1x1x1 for FMA).
   int64_t atomM = 1, atomN = 1, atomK = 1;
-  /// Threads per warp (for FMA: threads per "warp" of 1, so warps are
-  /// threads).
+  /// Threads that issue one instruction together: a warp (32, 64 on CDNA),
+  /// a warpgroup (128, wgmma), or 1 (FMA: warps are threads).
   int64_t warpSize = 1;
-  /// Warps along M and N of C, and instruction repeats per warp.
+  /// Warps (warpgroups) along M and N of C, and instruction repeats per
+  /// warp.
   int64_t warpsM = 1, warpsN = 1;
   int64_t repeatsM = 1, repeatsN = 1, repeatsK = 1;
   /// Fragment layouts of A, B (as stored: K x M if transpose_a, ...) and C.
   Layout a, b, c;
+
+  /// wgmma: A is read from shared memory (else from registers), and which
+  /// operands are stored MN-major (A as K x M, B as K x N) rather than
+  /// K-major.
+  bool aFromShared = false;
+  bool aMNMajor = false, bMNMajor = false;
 
   /// e.g. "mma.sync m16n8k16, 2x2 warps, 4x8x2 repeats per warp".
   std::string describe() const;
@@ -45,8 +52,9 @@ FailureOr<GemmPlan> planGemm(GemmOp op, const TargetInfo &target,
                              int64_t threads);
 
 /// The shared-memory layout a gemm operand should have: a swizzle that
-/// ldmatrix (and wgmma) reads without bank conflicts, chosen from the
-/// bytes of the buffer's innermost dim; null when none applies.
+/// ldmatrix reads without bank conflicts and wgmma's descriptors describe
+/// (32, 64 or 128-byte panels), chosen from the bytes of the buffer's
+/// innermost dim; null when none applies.
 LayoutAttrInterface getPreferredOperandLayout(MemRefType type,
                                               const TargetInfo &target);
 

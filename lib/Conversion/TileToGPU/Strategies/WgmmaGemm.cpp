@@ -1,0 +1,317 @@
+//===- WgmmaGemm.cpp - tile.gemm with Hopper's warpgroup MMA --------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each warpgroup (128 threads) issues wgmma.mma_async m64nNkK over its share
+// of C: B, and A unless it sits in registers, are read by the tensor cores
+// straight from swizzled shared memory through 64-bit matrix descriptors.
+// The descriptors follow the buffers' #tile.swizzle layouts: the innermost
+// dim is cut into panels of the swizzle's width, each panel row-major, so
+//
+//   K-major operand (K innermost): rows 8 apart by SBO = 8 * panel width;
+//     a k-step moves the start address within the panel (or to the next);
+//   MN-major operand (M or N innermost): K rows 8 apart by SBO = 8 * panel
+//     width, panels along M/N apart by LBO = the panel's size in bytes.
+//
+// All of a gemm's instructions are issued, committed as one group and
+// waited for before the accumulator is read again (wgmma.wait_group 0).
+// Upstream's nvvm.wgmma.mma_async has no register-A form, so both forms are
+// emitted as the PTX instruction itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmStrategies.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+/// The PTX name of a wgmma input type.
+StringRef getPtxType(Type type) {
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF32())
+    return "tf32";
+  if (isa<Float8E4M3FNType>(type))
+    return "e4m3";
+  return "e5m2";
+}
+
+/// How one shared operand is addressed by descriptors.
+struct DescriptorOperand {
+  const SharedStorage *buffer;
+  bool mnMajor;
+  int64_t elementBytes;
+  /// Panel width in bytes (the swizzle mode) and elements; bytes of one
+  /// panel (every row of it).
+  int64_t mode, panelElements, panelBytes;
+  /// Descriptor bits that do not depend on the address: LBO, SBO, swizzle.
+  uint64_t fixedBits;
+
+  DescriptorOperand(const SharedStorage &storage, bool mnMajor)
+      : buffer(&storage), mnMajor(mnMajor) {
+    elementBytes = storage.type.getElementTypeBitWidth() / 8;
+    mode = *storage.layout.getSwizzle()->getModeBytes(elementBytes);
+    panelElements = mode / elementBytes;
+    int64_t rows = storage.type.getNumElements() /
+                   storage.type.getShape().back();
+    panelBytes = rows * mode;
+    uint64_t lbo = mnMajor ? panelBytes : 16; // unused when K-major
+    uint64_t sbo = 8 * mode;
+    fixedBits = ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 |
+                uint64_t(Swizzle::getWgmmaLayoutType(mode)) << 62;
+  }
+
+  /// Byte offset (before swizzling) of the instruction tile whose first
+  /// row along M/N is `mn` and first K is `k`.
+  int64_t offset(int64_t mn, int64_t k) const {
+    if (mnMajor)
+      return (mn / panelElements) * panelBytes + k * mode;
+    return (k / panelElements) * panelBytes + mn * mode +
+           (k % panelElements) * elementBytes;
+  }
+};
+
+class WgmmaLowering {
+public:
+  WgmmaLowering(const KernelContext &k, OpBuilder &b, GemmOp op,
+                const GemmPlan &plan, const GemmOperand &a,
+                const GemmOperand &bOperand, const FragmentStorage &c)
+      : k(k), b(b), op(op), plan(plan), a(a), bOperand(bOperand), c(c),
+        loc(op.getLoc()) {}
+
+  LogicalResult run();
+
+private:
+  /// The i64 descriptor of `operand` at the start of this warpgroup's
+  /// share: `mnBase` rows along M/N (a run-time value) into the buffer.
+  Value baseDescriptor(const DescriptorOperand &operand, Value mnBase);
+  /// `base` advanced by `bytes` (a multiple of 16).
+  Value advance(Value base, int64_t bytes);
+  /// Issues one instruction; returns the new accumulator struct.
+  Value mma(Value acc, ValueRange aOperand, Value descB);
+
+  Value i64(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+  }
+
+  const KernelContext &k;
+  OpBuilder &b;
+  GemmOp op;
+  const GemmPlan &plan;
+  const GemmOperand &a, &bOperand;
+  const FragmentStorage &c;
+  Location loc;
+};
+
+Value WgmmaLowering::baseDescriptor(const DescriptorOperand &operand,
+                                    Value mnBase) {
+  // The shared-window address of the buffer (and stage) as i64.
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, operand.buffer->memory);
+  if (operand.buffer->stageOffset)
+    address = arith::AddIOp::create(
+        b, loc, address,
+        arith::MulIOp::create(b, loc, operand.buffer->stageOffset,
+                              k.constant(b, loc, operand.elementBytes)));
+  // This warpgroup's rows along M/N: whole panels (MN-major) or rows of
+  // the panel (K-major).
+  Value rows = operand.mnMajor
+                   ? arith::MulIOp::create(
+                         b, loc,
+                         arith::DivUIOp::create(
+                             b, loc, mnBase,
+                             k.constant(b, loc, operand.panelElements)),
+                         k.constant(b, loc, operand.panelBytes))
+                   : arith::MulIOp::create(b, loc, mnBase,
+                                           k.constant(b, loc, operand.mode));
+  address = arith::AddIOp::create(b, loc, address, rows);
+  Value start = arith::ShRUIOp::create(
+      b, loc,
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address), i64(4));
+  start = arith::AndIOp::create(b, loc, start, i64(0x3fff));
+  return arith::OrIOp::create(b, loc, start,
+                              i64(static_cast<int64_t>(operand.fixedBits)));
+}
+
+Value WgmmaLowering::advance(Value base, int64_t bytes) {
+  if (bytes == 0)
+    return base;
+  return arith::AddIOp::create(b, loc, base, i64(bytes >> 4));
+}
+
+Value WgmmaLowering::mma(Value acc, ValueRange aOperand, Value descB) {
+  int64_t n = plan.atomN, regs = n / 2;
+  Type aType = a.elementType, bType = bOperand.elementType;
+  bool sixteenBit = aType.getIntOrFloatBitWidth() == 16;
+  // Operands: the accumulator outputs $0.., the tied accumulator inputs,
+  // then A, B's descriptor and the scale-d flag.
+  int64_t aFirst = 2 * regs, bIndex = aFirst + aOperand.size();
+  std::string asmText;
+  llvm::raw_string_ostream os(asmText);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << bIndex + 1
+     << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << n << "k" << plan.atomK
+     << ".f32." << getPtxType(aType) << "." << getPtxType(bType) << " {";
+  for (int64_t i = 0; i < regs; ++i)
+    os << (i ? ", " : "") << "$" << i;
+  os << "}, ";
+  if (plan.aFromShared) {
+    os << "$" << aFirst;
+  } else {
+    os << "{";
+    for (size_t i = 0; i < aOperand.size(); ++i)
+      os << (i ? ", " : "") << "$" << aFirst + i;
+    os << "}";
+  }
+  os << ", $" << bIndex << ", p, 1, 1";
+  if (sixteenBit) {
+    if (plan.aFromShared)
+      os << ", " << (plan.aMNMajor ? 1 : 0);
+    os << ", " << (plan.bMNMajor ? 1 : 0);
+  }
+  os << ";\n}\n";
+
+  std::string constraints;
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += std::to_string(i) + ",";
+  for (size_t i = 0; i < aOperand.size(); ++i)
+    constraints += plan.aFromShared ? "l," : "r,";
+  constraints += "l,r";
+
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < regs; ++i)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  operands.append(aOperand.begin(), aOperand.end());
+  operands.push_back(descB);
+  operands.push_back(
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1));
+  return LLVM::InlineAsmOp::create(
+             b, loc, acc.getType(), operands, asmText, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
+LogicalResult WgmmaLowering::run() {
+  int64_t regs = plan.atomN / 2;
+  Type f32 = b.getF32Type();
+  auto accType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(regs, f32));
+
+  Value group = arith::DivUIOp::create(b, loc, k.threadId,
+                                       k.constant(b, loc, plan.warpSize));
+  Value groupRow = arith::DivUIOp::create(
+      b, loc, group, k.constant(b, loc, plan.warpsN));
+  Value groupCol = arith::RemUIOp::create(
+      b, loc, group, k.constant(b, loc, plan.warpsN));
+  Value mBase = arith::MulIOp::create(
+      b, loc, groupRow, k.constant(b, loc, plan.repeatsM * plan.atomM));
+  Value nBase = arith::MulIOp::create(
+      b, loc, groupCol, k.constant(b, loc, plan.repeatsN * plan.atomN));
+
+  std::optional<DescriptorOperand> aDesc;
+  Value aBase;
+  if (plan.aFromShared) {
+    aDesc.emplace(*a.shared, plan.aMNMajor);
+    aBase = baseDescriptor(*aDesc, mBase);
+  }
+  DescriptorOperand bDesc(*bOperand.shared, plan.bMNMajor);
+  Value bBase = baseDescriptor(bDesc, nBase);
+
+  // Register A: pairs of 16-bit elements per 32-bit register.
+  auto aRegisters = [&](int64_t mi, int64_t ki) {
+    SmallVector<Value> words;
+    int64_t base = (mi * plan.repeatsK + ki) * 8;
+    auto pairType = VectorType::get({2}, a.elementType);
+    auto wordType = VectorType::get({1}, b.getI32Type());
+    for (int64_t r = 0; r < 4; ++r) {
+      Value pair = vector::FromElementsOp::create(
+          b, loc, pairType,
+          ValueRange{loadFragmentSlot(b, loc, *a.fragment, base + 2 * r),
+                     loadFragmentSlot(b, loc, *a.fragment, base + 2 * r + 1)});
+      Value word = vector::BitCastOp::create(b, loc, wordType, pair);
+      words.push_back(vector::ExtractOp::create(b, loc, word,
+                                                ArrayRef<int64_t>{0}));
+    }
+    return words;
+  };
+
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  SmallVector<std::pair<int64_t, Value>> results;
+  for (int64_t mi = 0; mi < plan.repeatsM; ++mi) {
+    for (int64_t ni = 0; ni < plan.repeatsN; ++ni) {
+      int64_t slotBase = (mi * plan.repeatsN + ni) * regs;
+      Value acc = LLVM::PoisonOp::create(b, loc, accType);
+      for (int64_t r = 0; r < regs; ++r)
+        acc = LLVM::InsertValueOp::create(
+            b, loc, acc, loadFragmentSlot(b, loc, c, slotBase + r), r);
+      for (int64_t ki = 0; ki < plan.repeatsK; ++ki) {
+        int64_t k0 = ki * plan.atomK;
+        SmallVector<Value> aOperand;
+        if (plan.aFromShared)
+          aOperand.push_back(
+              advance(aBase, aDesc->offset(mi * plan.atomM, k0)));
+        else
+          aOperand = aRegisters(mi, ki);
+        Value descB = advance(bBase, bDesc.offset(ni * plan.atomN, k0));
+        acc = mma(acc, aOperand, descB);
+      }
+      results.push_back({slotBase, acc});
+    }
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+
+  // The accumulators are valid once waited for: an empty asm that takes
+  // and returns them keeps every read after the wait.
+  for (auto [slotBase, acc] : results) {
+    std::string constraints;
+    for (int64_t i = 0; i < regs; ++i)
+      constraints += "=f,";
+    for (int64_t i = 0; i < regs; ++i)
+      constraints += std::to_string(i) + (i + 1 < regs ? "," : "");
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < regs; ++i)
+      values.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+    Value fenced =
+        LLVM::InlineAsmOp::create(
+            b, loc, accType, values, "", constraints,
+            /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(b.getContext(),
+                                      LLVM::AsmDialect::AD_ATT),
+            ArrayAttr())
+            .getResult(0);
+    for (int64_t r = 0; r < regs; ++r)
+      storeFragmentSlot(b, loc, c, slotBase + r,
+                        LLVM::ExtractValueOp::create(b, loc, fenced, r));
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::tile::gpu_lowering::emitWgmmaGemm(
+    const KernelContext &k, OpBuilder &b, GemmOp op, const GemmPlan &plan,
+    const GemmOperand &a, const GemmOperand &bOperand,
+    const FragmentStorage &c) {
+  return WgmmaLowering(k, b, op, plan, a, bOperand, c).run();
+}
