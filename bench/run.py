@@ -37,6 +37,9 @@ GEMM_CONFIGS = [
     (128, 256, 32, 256, 3),
     (256, 128, 32, 256, 3),
     (128, 128, 32, 256, 4),
+    # 64-wide K steps: one 128-byte swizzle panel per row of A (wgmma).
+    (128, 256, 64, 256, 3),
+    (128, 128, 64, 128, 4),
 ]
 SQUARE = [1024, 2048, 4096, 8192]
 # Attention: (batch * heads, seq) with 128k tokens in all, head dims 64 and
