@@ -2,10 +2,19 @@
 """CPU benchmark: tile's GEMM on the host CPU (the tile-to-cpu path) against
 numpy's matmul on the same machine, f32 and f16, at 512 and 1024.
 
-    python3 bench/cpu.py --tile-run build/bin/tile-run [--out DIR]
+    /usr/bin/python3 bench/cpu.py --tile-run build/bin/tile-run \\
+        [--numpy /usr/bin/python3 --numpy VENV/bin/python] [--out DIR]
 
-Each kernel is checked against numpy before it is timed. Prints a markdown
-table (docs/performance.md keeps the latest) and writes cpu.json into --out.
+Each kernel is checked against a float64 reference before it is timed.
+Each --numpy interpreter (default: the one running this script) times its
+own numpy's matmul on the same operands, so one run compares, e.g., the
+test suite's numpy (Debian's python3-numpy, on the reference BLAS) with a
+pip numpy (OpenBLAS) in a virtual environment. For f16, numpy has no fast
+matmul, so its f32 matmul of the same operands is the anchor. tile's CPU
+path runs on one thread, so numpy's BLAS gets one thread too (--threads).
+Prints a
+markdown table (docs/performance.md keeps the latest) and writes cpu.json
+into --out.
 """
 
 import argparse
@@ -27,15 +36,55 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = dict(BM=128, BN=128, BK=32, THREADS=128, STAGES=3,
               RASTER="#tile.raster<8, row>")
 
-
-def numpy_seconds(a, b, runs):
+# Runs in each --numpy interpreter: times a @ b (f32 operands) and says which
+# numpy and BLAS did it.
+TIMER = r"""
+import json, re, sys, time
+import numpy as np
+a = np.load(sys.argv[1]).astype(np.float32)
+b = np.load(sys.argv[2]).astype(np.float32)
+runs = int(sys.argv[3])
+a @ b
+times = []
+for _ in range(runs):
+    start = time.perf_counter()
     a @ b
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        a @ b
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    times.append(time.perf_counter() - start)
+blas = None
+try:
+    dep = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    blas = (dep.get("name", "") + " " + dep.get("version", "")).strip()
+except Exception:
+    pass
+if not blas:
+    # Older numpy: name the BLAS library the process has loaded.
+    libs = sorted({l.split()[-1] for l in open("/proc/self/maps")
+                   if re.search(r"blas", l.split()[-1] if l.split() else "")})
+    blas = ", ".join(libs) or "unknown BLAS"
+print(json.dumps(dict(seconds=float(np.median(times)), version=np.__version__,
+                      blas=blas, python=sys.executable)))
+"""
+
+
+def describe_blas(blas):
+    """A short name for the table: 'OpenBLAS 0.3.31', 'reference BLAS'."""
+    if "openblas" in blas.lower():
+        m = re.search(r"(\d+\.\d+\.\d+)", blas)
+        return "OpenBLAS" + (f" {m.group(1)}" if m else "")
+    if re.search(r"/blas/libblas\.so", blas):
+        return "reference BLAS"
+    return blas
+
+
+def numpy_time(python, a_path, b_path, runs, threads):
+    env = dict(os.environ)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = str(threads)
+    proc = subprocess.run([python, "-c", TIMER, a_path, b_path, str(runs)],
+                          capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        sys.exit(f"cpu.py: timing numpy with {python} failed:\n{proc.stderr}")
+    return json.loads(proc.stdout)
 
 
 def main():
@@ -43,13 +92,20 @@ def main():
                                      formatter_class=argparse.
                                      RawDescriptionHelpFormatter)
     parser.add_argument("--tile-run", required=True)
+    parser.add_argument("--numpy", action="append", default=None,
+                        metavar="PYTHON", help="an interpreter whose numpy "
+                        "matmul to time (repeatable; default: this one)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS threads for numpy (default 1, as tile's "
+                        "CPU path)")
     parser.add_argument("--out", default=None)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    pythons = args.numpy or [sys.executable]
     tmp = tempfile.mkdtemp(prefix="tile-cpu-bench-")
     template = string.Template(
         open(os.path.join(ROOT, "bench/kernels/gemm.mlir.in")).read())
-    results = []
+    results, numpys = [], {}
     for dtype, npdtype in [("f32", np.float32), ("f16", np.float16)]:
         source = os.path.join(tmp, f"gemm_{dtype}.mlir")
         with open(source, "w") as f:
@@ -71,23 +127,21 @@ def main():
             out = proc.stdout + proc.stderr
             m = re.search(r"median ([0-9.]+) ms", out)
             flops = 2.0 * n ** 3
-            entry = dict(dtype=dtype, n=n)
+            entry = dict(dtype=dtype, n=n, numpy=[])
             if proc.returncode != 0 or not m:
                 entry["status"] = "failed"
                 print(out, file=sys.stderr)
             else:
                 tile_s = float(m.group(1)) / 1e3
-                np_s = numpy_seconds(a, b, args.runs)
-                entry.update(status="ok", tile_gflops=flops / tile_s / 1e9,
-                             numpy_gflops=flops / np_s / 1e9,
-                             vs_numpy=np_s / tile_s)
-                if dtype == "f16":
-                    # numpy has no fast f16 matmul; its f32 one is the
-                    # fairer anchor.
-                    f32_s = numpy_seconds(a.astype(np.float32),
-                                          b.astype(np.float32), args.runs)
-                    entry.update(numpy_f32_gflops=flops / f32_s / 1e9,
-                                 vs_numpy_f32=f32_s / tile_s)
+                entry.update(status="ok", tile_gflops=flops / tile_s / 1e9)
+                for python in pythons:
+                    t = numpy_time(python, f"{tmp}/a.npy", f"{tmp}/b.npy",
+                                   args.runs, args.threads)
+                    numpys[python] = t
+                    entry["numpy"].append(dict(
+                        python=python, version=t["version"], blas=t["blas"],
+                        gflops=flops / t["seconds"] / 1e9,
+                        tile_vs_numpy=t["seconds"] / tile_s))
             results.append(entry)
             print(json.dumps(entry), file=sys.stderr)
 
@@ -95,21 +149,26 @@ def main():
     if os.path.exists("/proc/cpuinfo"):
         names = re.findall(r"model name\s*: (.*)", open("/proc/cpuinfo").read())
         cpu = names[0] if names else cpu
-    lines = [f"CPU: {cpu}, {os.cpu_count()} cores; numpy {np.__version__}; "
-             f"{time.strftime('%Y-%m-%d')}.", "",
-             "| GEMM | tile GFLOP/s | numpy GFLOP/s | tile/numpy | "
-             "numpy f32 GFLOP/s | tile/numpy f32 |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [f"CPU: {cpu}, {os.cpu_count()} cores, load average "
+             f"{os.getloadavg()[0]:.1f}; numpy's BLAS on {args.threads} "
+             f"thread(s); {time.strftime('%Y-%m-%d')}."]
+    for python, t in numpys.items():
+        lines.append(f"numpy {t['version']} ({describe_blas(t['blas'])}): "
+                     f"{python}")
+    header = "| GEMM | tile GFLOP/s |"
+    for t in numpys.values():
+        name = f"numpy {t['version']} ({describe_blas(t['blas'])})"
+        header += f" {name} GFLOP/s | tile / {name} |"
+    lines += ["", header, "|" + " --- |" * (2 + 2 * len(numpys))]
     for r in results:
         shape = f"{r['dtype']} {r['n']}³"
         if r["status"] != "ok":
-            lines.append(f"| {shape} | FAILED | | | | |")
+            lines.append(f"| {shape} | FAILED |" + " |" * (2 * len(numpys)))
             continue
-        f32 = r.get("numpy_f32_gflops")
-        lines.append(
-            f"| {shape} | {r['tile_gflops']:.1f} | {r['numpy_gflops']:.1f} | "
-            f"{r['vs_numpy']:.2f} | {f'{f32:.1f}' if f32 else '-'} | "
-            f"{'%.2f' % r['vs_numpy_f32'] if f32 else '-'} |")
+        row = f"| {shape} | {r['tile_gflops']:.1f} |"
+        for t in r["numpy"]:
+            row += f" {t['gflops']:.1f} | {t['tile_vs_numpy']:.2f} |"
+        lines.append(row)
     table = "\n".join(lines) + "\n"
     print(table)
     if args.out:

@@ -5,8 +5,9 @@
 # (in build-static/), strips and compresses it, and adds lit, into .bundle/
 # (git-ignored) for the device tool to carry:
 #
-#   .bundle/tile-run.xz   tile-run (needs only libc, libz, libzstd, libtinfo)
+#   .bundle/tile-run.xz   tile-run (needs only libc, libm, libz and libzstd)
 #   .bundle/lit/          lit, to run test/Integration there
+#                         (PYTHONPATH=.bundle python3 -m lit ...)
 #
 # docs/development.md explains how to use it.
 #
@@ -33,6 +34,14 @@ mkdir -p "$bundle"
 xz -6 -T0 "$bundle/tile-run"
 cp -r /usr/lib/llvm-22/utils/lit/lit "$bundle/lit"
 find "$bundle/lit" -name __pycache__ -prune -exec rm -rf {} +
+# Debian's lit package has no __main__ module; add one so that
+# `python3 -m lit` runs it.
+cat > "$bundle/lit/__main__.py" <<'EOF'
+"""Runs lit (added by scripts/device-bundle.sh)."""
+from lit.main import main
+
+main()
+EOF
 
 size=$(du -sb "$bundle" | cut -f1)
 echo "device-bundle: $bundle is $((size / 1024 / 1024)) MiB"

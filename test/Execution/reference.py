@@ -14,9 +14,12 @@ attention BH S D C q.npy, k.npy, v.npy (f16 BHxSxD), ref.npy (f16,
                    softmax(q k^T / sqrt(D)) v; causal when C is 1)
 
 or:     reference.py eval OUTDIR EXPR NAME=DIST:TYPE:SHAPE...
-        makes each input (DIST randn, int, ones or arange; TYPE a numpy
-        dtype; SHAPE like 16x8), saves it as NAME.npy, evaluates EXPR with
-        numpy as np and the inputs by name, and saves ref.npy.
+        makes each input (DIST randn, int, ones, arange, or rowsign /
+        colsign: randn shifted by +10 on even and -10 on odd rows /
+        columns, so that some rows (columns) are all negative and others
+        all positive; TYPE a numpy dtype; SHAPE like 16x8), saves it as
+        NAME.npy, evaluates EXPR with numpy as np and the inputs by name,
+        and saves ref.npy.
 """
 
 import os
@@ -37,6 +40,10 @@ def evaluate(out, expr, specs):
             value = rng.integers(-8, 8, shape)
         elif dist == "ones":
             value = np.ones(shape)
+        elif dist in ("rowsign", "colsign"):
+            axis = 0 if dist == "rowsign" else 1
+            index = np.indices(shape)[axis] if len(shape) > axis else 0
+            value = rng.standard_normal(shape) + np.where(index % 2, -10.0, 10.0)
         elif dist == "arange":
             value = np.arange(np.prod(shape)).reshape(shape)
         else:

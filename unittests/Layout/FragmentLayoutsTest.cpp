@@ -117,7 +117,15 @@ TEST(FragmentLayoutsTest, WgmmaMatchesPtx) {
                   return std::make_pair(row, col);
                 });
   }
-  EXPECT_TRUE(getWgmmaOperandA().isBijective());
+  // A from registers (wgmma.m64nNk16, f16/bf16): each warp holds 16 rows as
+  // mma.m16n8k16's A does: row = 16 * warp + groupID + 8 * ((i / 2) % 2),
+  // col = 8 * (i / 4) + 2 * threadID_in_group + i % 2, for a0..a7.
+  expectTable(getWgmmaOperandA(), 128, 8, [](int64_t thread, int64_t i) {
+    int64_t warp = thread / 32, lane = thread % 32;
+    int64_t row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+    int64_t col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+    return std::make_pair(row, col);
+  });
 }
 
 TEST(FragmentLayoutsTest, TiledAccumulatorCoversTheBlock) {
@@ -166,9 +174,25 @@ TEST(FragmentLayoutsTest, VectorizedFragment) {
   Layout small = getVectorizedFragment({8}, 32, 128);
   EXPECT_TRUE(small.isInjective());
   EXPECT_EQ(getThreadExtent(small), 2);
-  // Shapes that are not powers of two still get a valid layout.
+  // Shapes that are not powers of two still get a valid layout: every one of
+  // the 6 x 10 elements has exactly one owner and the owners fill a dense
+  // thread x slot box. Runs are 2 elements (the widest vector dividing 10);
+  // threads take the largest share of each dim that divides it and the
+  // threads left: none of the 5 runs of a row (gcd(5, 128) = 1), 2 of the 6
+  // rows (gcd(6, 128) = 2). So 2 threads of 30 slots each.
   Layout odd = getVectorizedFragment({6, 10}, 32, 128);
-  EXPECT_TRUE(odd.isInjective());
+  EXPECT_TRUE(odd.isBijective());
+  EXPECT_EQ(getThreadExtent(odd), 2);
+  EXPECT_EQ(getSlotExtent(odd), 30);
+  std::set<std::pair<int64_t, int64_t>> owners;
+  for (int64_t r = 0; r < 6; ++r)
+    for (int64_t c = 0; c < 10; ++c) {
+      SmallVector<int64_t> out = odd.apply({r, c, 0});
+      owners.insert({out[kThreadAxis], out[kSlotAxis]});
+      EXPECT_EQ(out[kThreadAxis], r % 2) << "row " << r;
+      EXPECT_EQ(out[kSlotAxis] % 2, c % 2) << "runs of 2 are slots 0..1";
+    }
+  EXPECT_EQ(owners.size(), 60u);
 }
 
 TEST(FragmentLayoutsTest, ProjectionReplicatesOverReducedThreads) {

@@ -21,6 +21,19 @@ Layout mmaAccumulator() {
   return Layout(Dims{{{2, 1, 2}, {8, 0, 4}}, {{4, 0, 1}, {2, 1, 1}}, {}}, 2);
 }
 
+// tile's code is built with assertions unless TILE_ENABLE_ASSERTIONS is OFF
+// (CMakeLists.txt adds -UNDEBUG), so a broken invariant in the layout
+// library aborts with a message; the mutation tests (test/Robustness) count
+// on it. Debian's LLVM and MLIR have no assertions of their own.
+TEST(LayoutDeathTest, MalformedFactorAsserts) {
+#ifdef NDEBUG
+  GTEST_SKIP() << "built without assertions (TILE_ENABLE_ASSERTIONS=OFF)";
+#else
+  EXPECT_DEATH(Layout(Dims{{{0, 0, 1}}}, 1), "malformed layout factor");
+  EXPECT_DEATH(Layout(Dims{{{4, 1, 1}}}, 1), "malformed layout factor");
+#endif
+}
+
 TEST(LayoutTest, RowMajorIsBijective) {
   Layout l = Layout::rowMajor({4, 6, 5});
   EXPECT_EQ(l.getInSize(), 120);

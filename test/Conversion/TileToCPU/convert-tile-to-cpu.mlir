@@ -144,17 +144,141 @@ func.func @loops(%G: memref<?x?xf32>, %n: index) {
 
 // -----
 
+// Every reduce kind starts from its identity and combines with its own op:
+// sum from 0 with addf, max from -inf with maximumf, min from +inf with
+// minimumf, abssum from 0 adding |x|. With clear (the default) the result
+// is stored as is, the destination not read. The loops run over the reduced
+// dim (8 for dim 1, 4 for dim 0) for each kept index.
+// CHECK-LABEL: func.func @reduce_kinds
+// CHECK: %[[SRC:.+]] = memref.alloca() {{.*}} : memref<4x8xf32>
+// CHECK: %[[ROWS:.+]] = memref.alloca() {{.*}} : memref<4xf32>
+// CHECK: %[[COLS:.+]] = memref.alloca() {{.*}} : memref<8xf32>
+// CHECK: scf.for %[[I:[^ ]+]] = %c0{{[_0-9]*}} to %c4{{[_0-9]*}} step %c1{{[_0-9]*}} {
+// CHECK-NEXT: %[[ID:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[RES:.+]] = scf.for %[[K:[^ ]+]] = %c0{{[_0-9]*}} to %c8{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args(%[[ACC:.+]] = %[[ID]]) -> (f32) {
+// CHECK-NEXT: %[[X:.+]] = memref.load %[[SRC]][%[[I]], %[[K]]]
+// CHECK-NEXT: %[[Y:.+]] = arith.addf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT: scf.yield %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[RES]], %[[ROWS]][%[[I]]]
+// CHECK: scf.for %[[I:[^ ]+]] = %c0{{[_0-9]*}} to %c4{{[_0-9]*}} step %c1{{[_0-9]*}} {
+// CHECK-NEXT: %[[ID:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[RES:.+]] = scf.for %[[K:[^ ]+]] = %c0{{[_0-9]*}} to %c8{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args(%[[ACC:.+]] = %[[ID]]) -> (f32) {
+// CHECK-NEXT: %[[X:.+]] = memref.load %[[SRC]][%[[I]], %[[K]]]
+// CHECK-NEXT: %[[Y:.+]] = arith.maximumf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT: scf.yield %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[RES]], %[[ROWS]][%[[I]]]
+// CHECK: scf.for %[[J:[^ ]+]] = %c0{{[_0-9]*}} to %c8{{[_0-9]*}} step %c1{{[_0-9]*}} {
+// CHECK-NEXT: %[[ID:.+]] = arith.constant 0x7F800000 : f32
+// CHECK: %[[RES:.+]] = scf.for %[[K:[^ ]+]] = %c0{{[_0-9]*}} to %c4{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args(%[[ACC:.+]] = %[[ID]]) -> (f32) {
+// CHECK-NEXT: %[[X:.+]] = memref.load %[[SRC]][%[[K]], %[[J]]]
+// CHECK-NEXT: %[[Y:.+]] = arith.minimumf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT: scf.yield %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[RES]], %[[COLS]][%[[J]]]
+// CHECK: scf.for %[[J:[^ ]+]] = %c0{{[_0-9]*}} to %c8{{[_0-9]*}} step %c1{{[_0-9]*}} {
+// CHECK-NEXT: %[[ID:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[RES:.+]] = scf.for %[[K:[^ ]+]] = %c0{{[_0-9]*}} to %c4{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args(%[[ACC:.+]] = %[[ID]]) -> (f32) {
+// CHECK-NEXT: %[[X:.+]] = memref.load %[[SRC]][%[[K]], %[[J]]]
+// CHECK-NEXT: %[[A:.+]] = math.absf %[[X]] : f32
+// CHECK-NEXT: %[[Y:.+]] = arith.addf %[[ACC]], %[[A]] : f32
+// CHECK-NEXT: scf.yield %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[RES]], %[[COLS]][%[[J]]]
+func.func @reduce_kinds() {
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %s = tile.fragment : !tile.fragment<4x8xf32>
+    %r = tile.fragment : !tile.fragment<4xf32>
+    %c = tile.fragment : !tile.fragment<8xf32>
+    tile.reduce sum %s -> %r dim 1 : !tile.fragment<4x8xf32>, !tile.fragment<4xf32>
+    tile.reduce max %s -> %r dim 1 : !tile.fragment<4x8xf32>, !tile.fragment<4xf32>
+    tile.reduce min %s -> %c dim 0 : !tile.fragment<4x8xf32>, !tile.fragment<8xf32>
+    tile.reduce abssum %s -> %c dim 0 : !tile.fragment<4x8xf32>, !tile.fragment<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Integer reductions: max from the smallest i32 with maxsi, min from the
+// largest with minsi, absmax from 0 with absi and maxsi.
+// CHECK-LABEL: func.func @reduce_int
+// CHECK: %[[ID:.+]] = arith.constant -2147483648 : i32
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.+]] = %[[ID]]) -> (i32) {
+// CHECK-NEXT: %[[X:.+]] = memref.load
+// CHECK-NEXT: arith.maxsi %[[ACC]], %[[X]] : i32
+// CHECK: %[[ID:.+]] = arith.constant 2147483647 : i32
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.+]] = %[[ID]]) -> (i32) {
+// CHECK-NEXT: %[[X:.+]] = memref.load
+// CHECK-NEXT: arith.minsi %[[ACC]], %[[X]] : i32
+// CHECK: %[[ID:.+]] = arith.constant 0 : i32
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.+]] = %[[ID]]) -> (i32) {
+// CHECK-NEXT: %[[X:.+]] = memref.load
+// CHECK-NEXT: %[[A:.+]] = math.absi %[[X]] : i32
+// CHECK-NEXT: arith.maxsi %[[ACC]], %[[A]] : i32
+func.func @reduce_int() {
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %s = tile.fragment : !tile.fragment<4x8xi32>
+    %r = tile.fragment : !tile.fragment<4xi32>
+    tile.reduce max %s -> %r dim 1 : !tile.fragment<4x8xi32>, !tile.fragment<4xi32>
+    tile.reduce min %s -> %r dim 1 : !tile.fragment<4x8xi32>, !tile.fragment<4xi32>
+    tile.reduce absmax %s -> %r dim 1 : !tile.fragment<4x8xi32>, !tile.fragment<4xi32>
+  }
+  return
+}
+
+// -----
+
+// A prefix sum runs along its dim from a zero sum, storing each running sum
+// where it read the element: forward from index 0 up, reverse from the last
+// index (15 - j) down.
+// CHECK-LABEL: func.func @cumsum
+// CHECK: %[[SRC:.+]] = memref.alloca() {{.*}} : memref<4x16xf32>
+// CHECK: %[[DST:.+]] = memref.alloca() {{.*}} : memref<4x16xf32>
+// CHECK: scf.for %[[I:[^ ]+]] = %c0{{[_0-9]*}} to %c4{{[_0-9]*}} step %c1{{[_0-9]*}} {
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: scf.for %[[J:[^ ]+]] = %c0{{[_0-9]*}} to %c16{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args(%[[ACC:.+]] = %[[ZERO]]) -> (f32) {
+// CHECK-NEXT: %[[X:.+]] = memref.load %[[SRC]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT: memref.store %[[S]], %[[DST]][%[[I]], %[[J]]]
+// CHECK-NEXT: scf.yield %[[S]]
+// CHECK: scf.for %[[I:[^ ]+]] = %c0{{[_0-9]*}} to %c4{{[_0-9]*}} step %c1{{[_0-9]*}} {
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[LAST:.+]] = arith.constant 15 : index
+// CHECK: scf.for %[[J:[^ ]+]] = %c0{{[_0-9]*}} to %c16{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args(%[[ACC:.+]] = %[[ZERO]]) -> (f32) {
+// CHECK-NEXT: %[[AT:.+]] = arith.subi %[[LAST]], %[[J]] : index
+// CHECK-NEXT: %[[X:.+]] = memref.load %[[SRC]][%[[I]], %[[AT]]]
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT: memref.store %[[S]], %[[DST]][%[[I]], %[[AT]]]
+// CHECK-NEXT: scf.yield %[[S]]
+func.func @cumsum() {
+  tile.kernel grid(%bx) in (1) threads(32) {
+    %f = tile.fragment : !tile.fragment<4x16xf32>
+    %g = tile.fragment : !tile.fragment<4x16xf32>
+    tile.cumsum %f -> %g dim 1 : !tile.fragment<4x16xf32>, !tile.fragment<4x16xf32>
+    tile.cumsum %f -> %g dim 1 reverse : !tile.fragment<4x16xf32>, !tile.fragment<4x16xf32>
+  }
+  return
+}
+
+// -----
+
 // Atomic adds become memref.atomic_rmw, guarded at the tensor's edge.
 // CHECK-LABEL: func.func @atomics
-// CHECK: scf.if
-// CHECK:   memref.atomic_rmw addf
-// CHECK: scf.for
-// CHECK:   arith.addf
+// CHECK-SAME: (%[[G:.+]]: memref<?xf32>)
+// CHECK: %[[F:.+]] = memref.alloca() {{.*}} : memref<16xf32>
+// CHECK: scf.for %[[I:[^ ]+]] = %c0{{[_0-9]*}} to %c16{{[_0-9]*}} step %c1{{[_0-9]*}} {
+// CHECK-NEXT: %[[AT:.+]] = arith.addi %{{.+}}, %[[I]] : index
+// CHECK: %[[N:.+]] = memref.dim %[[G]]
+// CHECK-NEXT: %[[IN:.+]] = arith.cmpi ult, %[[AT]], %[[N]] : index
+// CHECK-NEXT: scf.if %[[IN]] {
+// CHECK-NEXT: %[[V:.+]] = memref.load %[[F]][%[[I]]]
+// CHECK-NEXT: memref.atomic_rmw addf %[[V]], %[[G]][%[[AT]]]
 func.func @atomics(%G: memref<?xf32>) {
   tile.kernel grid(%bx) in (2) threads(32) {
     %f = tile.fragment : !tile.fragment<16xf32>
     tile.atomic_add %f -> %G[0] : !tile.fragment<16xf32>, memref<?xf32>
-    tile.cumsum %f -> %f dim 0 reverse : !tile.fragment<16xf32>, !tile.fragment<16xf32>
   }
   return
 }

@@ -128,10 +128,67 @@ func.func @gemm_bf16(%A: memref<64x64xbf16>, %B: memref<64x64xbf16>, %C: memref<
 
 // -----
 
-// Row reductions combine across lanes with shuffles.
+// Row reductions combine across lanes with shuffles. Each thread holds 8
+// elements of each of the 4 rows (layout [[4:s8], [2:s4, 128:t1, 4:s1]]):
+// it reduces them in registers, then 5 butterfly rounds (xor 1, 2, 4, 8, 16
+// over the 32 lanes) combine a warp's 32 lanes, 4 shuffles per round (one
+// per row) and no others; lane 0 of each of the 4 warps writes its row
+// maxima to shared memory at warp * 4 + row, and every thread combines the
+// 4 warps' values of each row. Row 0 is followed through every step.
 // CHECK-LABEL: func.func @row_max
-// CHECK: gpu.shuffle xor
-// CHECK: arith.maximumf
+// CHECK-DAG: %[[X1:.+]] = arith.constant 1 : i32
+// CHECK-DAG: %[[X2:.+]] = arith.constant 2 : i32
+// CHECK-DAG: %[[X4:.+]] = arith.constant 4 : i32
+// CHECK-DAG: %[[X8:.+]] = arith.constant 8 : i32
+// CHECK-DAG: %[[X16:.+]] = arith.constant 16 : i32
+// CHECK-DAG: %[[W:.+]] = arith.constant 32 : i32
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
+// CHECK-DAG: %[[C12:.+]] = arith.constant 12 : index
+// CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
+// CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[^,]+]],
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[S1:[^,]+]], %{{[^ ]+}} = gpu.shuffle xor %[[V:[^,]+]], %[[X1]], %[[W]] : f32
+// CHECK-NEXT: %[[R1:[^ ]+]] = arith.maximumf %[[V]], %[[S1]] : f32
+// CHECK-COUNT-3: gpu.shuffle xor %{{[^,]+}}, %[[X1]], %[[W]] : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[S2:[^,]+]], %{{[^ ]+}} = gpu.shuffle xor %[[R1]], %[[X2]], %[[W]] : f32
+// CHECK-NEXT: %[[R2:[^ ]+]] = arith.maximumf %[[R1]], %[[S2]] : f32
+// CHECK-COUNT-3: gpu.shuffle xor %{{[^,]+}}, %[[X2]], %[[W]] : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[S4:[^,]+]], %{{[^ ]+}} = gpu.shuffle xor %[[R2]], %[[X4]], %[[W]] : f32
+// CHECK-NEXT: %[[R4:[^ ]+]] = arith.maximumf %[[R2]], %[[S4]] : f32
+// CHECK-COUNT-3: gpu.shuffle xor %{{[^,]+}}, %[[X4]], %[[W]] : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[S8:[^,]+]], %{{[^ ]+}} = gpu.shuffle xor %[[R4]], %[[X8]], %[[W]] : f32
+// CHECK-NEXT: %[[R8:[^ ]+]] = arith.maximumf %[[R4]], %[[S8]] : f32
+// CHECK-COUNT-3: gpu.shuffle xor %{{[^,]+}}, %[[X8]], %[[W]] : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[S16:[^,]+]], %{{[^ ]+}} = gpu.shuffle xor %[[R8]], %[[X16]], %[[W]] : f32
+// CHECK-NEXT: %[[R16:[^ ]+]] = arith.maximumf %[[R8]], %[[S16]] : f32
+// CHECK-COUNT-3: gpu.shuffle xor %{{[^,]+}}, %[[X16]], %[[W]] : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[SCRATCH:[^ ]+]] = memref.view {{.*}} to memref<16xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[WARP:[^ ]+]] = arith.divui %[[TX]], %[[C32]] : index
+// CHECK-NEXT: %[[WID:[^ ]+]] = arith.remui %[[WARP]], %[[C4]] : index
+// CHECK: %[[LANE:[^ ]+]] = arith.remui %[[TX]], %[[C32]] : index
+// CHECK: %[[LANE0:[^ ]+]] = arith.cmpi eq, %[[LANE]], %[[C0]] : index
+// CHECK: gpu.barrier
+// CHECK: %[[AT:[^ ]+]] = arith.muli %[[WID]], %[[C4]] : index
+// CHECK-NEXT: scf.if %[[LANE0]] {
+// CHECK-NEXT: memref.store %[[R16]], %[[SCRATCH]][%[[AT]]]
+// CHECK: gpu.barrier
+// CHECK-NEXT: %[[W0:[^ ]+]] = memref.load %[[SCRATCH]][%[[C0]]]
+// CHECK-NEXT: %[[W1:[^ ]+]] = memref.load %[[SCRATCH]][%[[C4]]]
+// CHECK-NEXT: %[[M01:[^ ]+]] = arith.maximumf %[[W0]], %[[W1]] : f32
+// CHECK-NEXT: %[[W2:[^ ]+]] = memref.load %[[SCRATCH]][%[[C8]]]
+// CHECK-NEXT: %[[M012:[^ ]+]] = arith.maximumf %[[M01]], %[[W2]] : f32
+// CHECK-NEXT: %[[W3:[^ ]+]] = memref.load %[[SCRATCH]][%[[C12]]]
+// CHECK-NEXT: %[[ROW0:[^ ]+]] = arith.maximumf %[[M012]], %[[W3]] : f32
+// CHECK: memref.store %[[ROW0]], %{{[^ ]+}}[%[[C0]]] : memref<4xf32>
+// CHECK-NOT: gpu.shuffle
+// CHECK: return
 func.func @row_max(%X: memref<4x1024xf32>, %R: memref<4xf32>) {
   tile.kernel grid(%bx) in (1) threads(128) {
     %x = tile.fragment : !tile.fragment<4x1024xf32>
