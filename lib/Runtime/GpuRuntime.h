@@ -324,7 +324,7 @@ public:
   }
 
   SymbolList getSymbols() const override {
-    return {
+    SymbolList symbols = {
         {"mgpuModuleLoad", reinterpret_cast<void *>(&moduleLoad)},
         {"mgpuModuleLoadJIT", reinterpret_cast<void *>(&moduleLoadJIT)},
         {"mgpuModuleUnload", reinterpret_cast<void *>(&moduleUnload)},
@@ -347,6 +347,10 @@ public:
         {"mgpuMemHostUnregister", reinterpret_cast<void *>(&memHostUnregister)},
         {"mgpuSetDefaultDevice", reinterpret_cast<void *>(&setDefaultDevice)},
     };
+    if constexpr (Api::kHasTensorMaps)
+      symbols.push_back({"mgpuTensorMapEncodeTiledMemref",
+                         reinterpret_cast<void *>(&tensorMapEncodeTiledMemref)});
+    return symbols;
   }
 
   //===--------------------------------------------------------------------===//
@@ -516,8 +520,70 @@ public:
   /// function), as in MLIR's wrappers.
   static void setDefaultDevice(int32_t device) { get().defaultDevice = device; }
 
+  /// A tensor map (TMA descriptor) of the strided memref `descriptor`
+  /// (rank `rank`, MLIR's descriptor layout) with box `boxDims` (outermost
+  /// first), in device memory, as nvgpu's tma.create.descriptor asks for
+  /// it. Each distinct tensor and box is encoded and copied to the device
+  /// once; later calls return the same copy, so launches re-encode nothing.
+  static void *tensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
+                                          int64_t dataType,
+                                          int64_t interleave, int64_t swizzle,
+                                          int64_t l2Promotion, int64_t oobFill,
+                                          int64_t *boxDims) {
+    GpuRuntime &rt = get();
+    if (!rt.enter() || rank < 1 || rank > 5)
+      return nullptr;
+    // {allocated, aligned, offset, sizes[rank], strides[rank]}
+    auto *fields = static_cast<int64_t *>(descriptor);
+    TensorMapKey key;
+    key.values.assign(fields + 1, fields + 3 + 2 * rank);
+    key.values.insert(key.values.end(),
+                      {rank, dataType, interleave, swizzle, l2Promotion,
+                       oobFill});
+    key.values.insert(key.values.end(), boxDims, boxDims + rank);
+    std::lock_guard<std::mutex> lock(rt.tensorMapMutex);
+    if (auto it = rt.tensorMaps.find(key); it != rt.tensorMaps.end())
+      return it->second.device;
+    // A bounded cache: past its size, wait for the work that may read the
+    // maps, then start over.
+    if (rt.tensorMaps.size() >= kMaxTensorMaps) {
+      rt.check(rt.api.synchronizeStream(rt.getCurrentStream()));
+      for (auto &[unused, entry] : rt.tensorMaps)
+        rt.check(rt.api.free(entry.device));
+      rt.tensorMaps.clear();
+    }
+    TensorMapEntry entry;
+    if (!rt.check(rt.api.encodeTensorMap(entry.host.data(), fields, rank,
+                                         dataType, interleave, swizzle,
+                                         l2Promotion, oobFill, boxDims)) ||
+        !rt.check(rt.api.allocate(entry.device, entry.host.size())))
+      return nullptr;
+    auto inserted = rt.tensorMaps.emplace(std::move(key), std::move(entry));
+    TensorMapEntry &stored = inserted.first->second;
+    // In stream order: the kernels that read the map launch after the copy.
+    if (!rt.check(rt.api.copy(stored.device, stored.host.data(),
+                              stored.host.size(), rt.getCurrentStream())))
+      return nullptr;
+    return stored.device;
+  }
+
 private:
   GpuRuntime() = default;
+
+  /// Tensor maps by everything that encodes them.
+  struct TensorMapKey {
+    std::vector<int64_t> values;
+    bool operator<(const TensorMapKey &other) const {
+      return values < other.values;
+    }
+  };
+  struct TensorMapEntry {
+    std::array<uint64_t, 16> host{}; // 128 bytes, 64-byte aligned by use
+    void *device = nullptr;
+  };
+  static constexpr size_t kMaxTensorMaps = 1024;
+  std::mutex tensorMapMutex;
+  std::map<TensorMapKey, TensorMapEntry> tensorMaps;
 
   /// Makes the device current on this thread; false without a device.
   bool enter() {

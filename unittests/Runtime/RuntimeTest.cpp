@@ -72,6 +72,7 @@ struct FakeDriver {
   static constexpr const char *kName = "FAKE";
   static constexpr const char *kShortName = "fake";
   static constexpr const char *kLaunchName = "fakeLaunch";
+  static constexpr bool kHasTensorMaps = true;
 
   // Configuration.
   bool hasDriver = true;
@@ -199,6 +200,16 @@ struct FakeDriver {
   }
   Call registerHost(void *, size_t) { return call("fakeRegister"); }
   Call unregisterHost(void *) { return call("fakeUnregister"); }
+
+  /// Writes the tensor's address and first box dim into the map.
+  Call encodeTensorMap(void *map, const int64_t *fields, int64_t, int64_t,
+                       int64_t, int64_t, int64_t, int64_t,
+                       const int64_t *boxDims) {
+    auto *words = static_cast<int64_t *>(map);
+    words[0] = fields[1];
+    words[1] = boxDims[0];
+    return call("fakeEncodeTensorMap");
+  }
 
   Call describe(DeviceInfo &info) {
     info.name = "fake device";
@@ -482,6 +493,36 @@ TEST(GpuRuntime, WithoutADeviceNothingReachesTheDriver) {
   for (const char *call : {"fakeLoad", "fakeLaunch", "fakeAlloc", "fakeSelect",
                            "fakeStreamCreate"})
     EXPECT_EQ(driver.calls[call], 0) << call;
+}
+
+TEST(GpuRuntime, TensorMapsAreEncodedOncePerTensorAndBox) {
+  using Api = Fake<13>;
+  Harness<Api> h;
+  auto encode = reinterpret_cast<void *(*)(int64_t, void *, int64_t, int64_t,
+                                           int64_t, int64_t, int64_t,
+                                           int64_t *)>(
+      lookup(h.symbols, "mgpuTensorMapEncodeTiledMemref"));
+  ASSERT_NE(encode, nullptr);
+  // A 2-d memref descriptor: allocated, aligned, offset, sizes, strides.
+  char data[64];
+  int64_t descriptor[7] = {0, reinterpret_cast<int64_t>(data), 0, 8, 8, 8, 1};
+  int64_t box[2] = {4, 8}, otherBox[2] = {2, 8};
+  void *map = encode(2, descriptor, 6, 0, 3, 0, 0, box);
+  ASSERT_NE(map, nullptr);
+  // The device copy holds what the driver encoded.
+  EXPECT_EQ(static_cast<int64_t *>(map)[0], descriptor[1]);
+  EXPECT_EQ(static_cast<int64_t *>(map)[1], 4);
+  EXPECT_EQ(encode(2, descriptor, 6, 0, 3, 0, 0, box), map);
+  EXPECT_EQ(h.driver.calls["fakeEncodeTensorMap"], 1);
+  void *other = encode(2, descriptor, 6, 0, 3, 0, 0, otherBox);
+  EXPECT_NE(other, map);
+  EXPECT_EQ(static_cast<int64_t *>(other)[1], 2);
+  EXPECT_EQ(h.driver.calls["fakeEncodeTensorMap"], 2);
+  // A failed encode is reported, and nothing is returned.
+  h.driver.failNext["fakeEncodeTensorMap"] = 1;
+  descriptor[3] = 9;
+  EXPECT_EQ(encode(2, descriptor, 6, 0, 3, 0, 0, box), nullptr);
+  EXPECT_EQ(h.synchronize().rfind("fakeEncodeTensorMap failed", 0), 0u);
 }
 
 TEST(GpuRuntime, WithoutADriverInitializeSaysWhy) {

@@ -60,6 +60,12 @@ public:
   Value dynamicShared;
   llvm::DenseMap<Value, FragmentStorage> fragments;
   llvm::DenseMap<Value, SharedStorage> shared;
+  /// TMA: the tensor map of each TMA producer copy (a device pointer
+  /// created on the host before the launch, which the kernel views as its
+  /// nvgpu descriptor type), and for each pipelined loop with a TMA
+  /// version, whether the host found its tensors aligned.
+  llvm::DenseMap<Operation *, std::pair<Value, Type>> tensorMaps;
+  llvm::DenseMap<Operation *, Value> tmaReady;
 
   /// What the plan decided for an op of the kernel (or a clone of one, see
   /// recordClones).
@@ -68,6 +74,8 @@ public:
   const FragmentTransfer &getTransfer(CopyOp op) const;
   /// Ops in `mapping` (from cloning kernel ops) share their originals' plan.
   void recordClones(const IRMapping &mapping);
+  /// The planned op a clone copies (the op itself if it is not a clone).
+  Operation *getPlanned(Operation *op) const;
 
   /// The storage of a buffer, or null when it is not of that kind.
   const FragmentStorage *getFragment(Value buffer) const;
@@ -129,9 +137,6 @@ public:
   void setPatterns(FrozenRewritePatternSet set) { patterns = std::move(set); }
 
 private:
-  /// The planned op a clone copies.
-  Operation *getPlanned(Operation *op) const;
-
   FrozenRewritePatternSet patterns;
   bool failed = false;
   llvm::DenseMap<Operation *, Operation *> clones;
@@ -176,6 +181,9 @@ void populateReductionPatterns(RewritePatternSet &patterns,
 /// tile.pipelined (Pipelining.cpp).
 void populatePipeliningPatterns(RewritePatternSet &patterns,
                                 KernelContext &context);
+/// Host code before the launch (Pipelining.cpp): the tensor maps of the
+/// kernel's TMA producers and whether each TMA pipeline may run.
+void createTensorMaps(KernelContext &context, OpBuilder &b, Location loc);
 
 //===----------------------------------------------------------------------===//
 // Code shared by the families

@@ -44,6 +44,11 @@ struct SharedBufferPlan {
 struct PipelinePlan {
   int64_t stages = 1;
   SmallVector<CopyOp> producers;
+  /// The producers can also be bulk tensor copies (TMA) completing on
+  /// mbarriers: their global tensors are defined outside the kernel and
+  /// their tiles are TMA boxes. The loop then gets a TMA version, taken when
+  /// the host finds every tensor aligned for it.
+  bool tma = false;
 };
 
 class KernelPlan {

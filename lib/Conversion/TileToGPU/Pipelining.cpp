@@ -29,6 +29,9 @@
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -145,6 +148,75 @@ std::string whyNotProducer(const KernelPlan &plan, PipelinedOp loop,
   return "";
 }
 
+
+/// The CUtensorMapDataType of a TMA element type (by size: TMA moves
+/// bytes), or -1.
+int64_t getTensorMapDataType(Type type) {
+  if (type.isF16())
+    return 6;
+  if (type.isBF16())
+    return 9;
+  if (type.isF32())
+    return 7;
+  if (type.isF64())
+    return 8;
+  switch (type.getIntOrFloatBitWidth()) {
+  case 8:
+    return 0;
+  case 16:
+    return 1;
+  case 32:
+    return 2;
+  case 64:
+    return 4;
+  default:
+    return -1;
+  }
+}
+
+/// How a TMA producer's tile is moved: `loads` boxes of `rows` x `columns`
+/// elements, one per swizzle panel (or one for a row-major tile).
+struct TmaBox {
+  int64_t rows, columns, loads;
+  int64_t swizzleBytes; // 0: none
+};
+
+std::optional<TmaBox> getTmaBox(const SharedBufferPlan &buffer) {
+  ArrayRef<int64_t> shape = buffer.type.getShape();
+  int64_t bytes = buffer.type.getElementTypeBitWidth() / 8;
+  if (shape.size() != 2 || bytes == 0)
+    return std::nullopt;
+  TmaBox box{shape[0], shape[1], 1, 0};
+  const Layout &layout = buffer.layout;
+  if (std::optional<Swizzle> swizzle = layout.getSwizzle()) {
+    std::optional<int64_t> mode = swizzle->getModeBytes(bytes);
+    if (!mode)
+      return std::nullopt;
+    box.swizzleBytes = *mode;
+    box.columns = *mode / bytes;
+    box.loads = shape[1] / box.columns;
+  } else if (layout != Layout::rowMajor(shape)) {
+    return std::nullopt;
+  }
+  if (box.rows > 256 || box.columns > 256 || (box.columns * bytes) % 16 != 0)
+    return std::nullopt;
+  return box;
+}
+
+/// Whether `copy`, a producer of `loop`, can be a TMA load: a 2-d global
+/// tensor defined outside the kernel (so that the host can describe it)
+/// with unit innermost stride, into a row-major or swizzled tile.
+bool isTmaProducer(const KernelPlan &plan, PipelinedOp loop, CopyOp copy) {
+  Value global = copy.getSource();
+  auto kernel = loop->getParentOfType<KernelOp>();
+  if (kernel->isAncestor(global.getParentRegion()->getParentOp()))
+    return false;
+  auto type = cast<MemRefType>(global.getType());
+  if (type.getRank() != 2 || getTensorMapDataType(type.getElementType()) < 0)
+    return false;
+  return getTmaBox(plan.shared.find(copy.getDest())->second).has_value();
+}
+
 } // namespace
 
 FailureOr<PipelinePlan>
@@ -196,6 +268,11 @@ mlir::tile::gpu_lowering::planPipeline(const KernelPlan &kernelPlan,
   }
   if (!plan.producers.empty())
     plan.stages = stages;
+  plan.tma = !plan.producers.empty() &&
+             kernelPlan.target.has(Feature::Tma) &&
+             llvm::all_of(plan.producers, [&](CopyOp copy) {
+               return isTmaProducer(kernelPlan, loop, copy);
+             });
   return plan;
 }
 
@@ -426,6 +503,222 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
   return success();
 }
 
+/// The TMA version of a pipelined loop: one thread fills each stage with
+/// bulk tensor copies that complete on the stage's `full` mbarrier (with
+/// the stage's byte count); every thread waits on it, reads the stage, and
+/// arrives on the stage's `empty` mbarrier, on which the filling thread
+/// waits before refilling it. Phases alternate each time a stage comes
+/// round again; no block-wide barrier runs in the loop.
+class TmaPipelineBuilder {
+public:
+  TmaPipelineBuilder(KernelContext &k, PatternRewriter &rewriter,
+                     PipelinedOp loop, const PipelinePlan &plan)
+      : k(k), rewriter(rewriter), loop(loop), plan(plan), loc(loop.getLoc()) {}
+
+  LogicalResult build(OpBuilder &b);
+
+private:
+  /// Thread 0 fills stage `stage` with iteration `iteration`'s tiles, after
+  /// waiting for its consumers unless `firstFill`.
+  void issue(OpBuilder &b, Value iteration, Value stage, Value emptyParity,
+             Value valid);
+  Value index(OpBuilder &b, int64_t v) { return k.constant(b, loc, v); }
+
+  KernelContext &k;
+  PatternRewriter &rewriter;
+  PipelinedOp loop;
+  const PipelinePlan &plan;
+  Location loc;
+  Value barriers;
+  Value isLeader;
+  int64_t stageBytes = 0;
+};
+
+void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
+                               Value emptyParity, Value valid) {
+  Value go = arith::AndIOp::create(b, loc, isLeader, valid);
+  scf::IfOp::create(b, loc, go, [&](OpBuilder &then, Location l) {
+    int64_t stages = plan.stages;
+    if (emptyParity)
+      nvgpu::MBarrierTryWaitParityOp::create(
+          then, l, barriers, emptyParity, index(then, 10000000),
+          arith::AddIOp::create(then, l, stage, index(then, stages)));
+    nvgpu::MBarrierArriveExpectTxOp::create(then, l, barriers,
+                                            index(then, stageBytes), stage,
+                                            /*predicate=*/Value());
+    for (CopyOp copy : plan.producers) {
+      // The tile's origin in this iteration.
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(), iteration);
+      SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
+      for (Operation *op : slice)
+        then.clone(*op, mapping);
+      SmallVector<Value> origin;
+      for (OpFoldResult offset : copy.getMixedOffsets())
+        origin.push_back(
+            isa<Value>(offset)
+                ? mapping.lookupOrDefault(cast<Value>(offset))
+                : index(then, *getConstantIntValue(offset)));
+      const SharedBufferPlan &buffer =
+          k.plan.shared.find(copy.getDest())->second;
+      TmaBox box = *getTmaBox(buffer);
+      Type element = buffer.type.getElementType();
+      int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+      auto boxType = MemRefType::get(
+          {box.rows, box.columns}, element, MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(then.getContext(),
+                                     gpu::AddressSpace::Workgroup));
+      Value stageStart = arith::AddIOp::create(
+          then, l, index(then, buffer.offset),
+          arith::MulIOp::create(then, l, stage,
+                                index(then, buffer.stageElements * bytes)));
+      for (int64_t p = 0; p < box.loads; ++p) {
+        Value at = arith::AddIOp::create(
+            then, l, stageStart,
+            index(then, p * box.rows * box.columns * bytes));
+        Value dst = memref::ViewOp::create(then, l, boxType, k.dynamicShared,
+                                           at, ValueRange());
+        Value column = arith::AddIOp::create(
+            then, l, origin[1], index(then, p * box.columns));
+        // Coordinates innermost first, as the tensor map's dims.
+        auto [pointer, descriptorType] = k.tensorMaps.lookup(copy);
+        Value descriptor = UnrealizedConversionCastOp::create(
+                               then, l, descriptorType, pointer)
+                               .getResult(0);
+        nvgpu::TmaAsyncLoadOp::create(
+            then, l, dst, barriers, descriptor,
+            ValueRange{column, origin[0]}, stage, /*multicastMask=*/Value(),
+            /*predicate=*/Value());
+      }
+    }
+    scf::YieldOp::create(then, l);
+  });
+}
+
+LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
+  int64_t stages = plan.stages;
+  Value lower = loop.getLower(), upper = loop.getUpper(),
+        step = loop.getStep();
+  for (CopyOp copy : plan.producers) {
+    const SharedBufferPlan &buffer = k.plan.shared.find(copy.getDest())->second;
+    stageBytes += buffer.stageElements *
+                  (buffer.type.getElementTypeBitWidth() / 8);
+  }
+  MLIRContext *context = b.getContext();
+  auto barrierType = nvgpu::MBarrierGroupType::get(
+      context,
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup),
+      2 * stages);
+  barriers = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
+  isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   k.threadId, index(b, 0));
+
+  // Thread 0 sets up the barriers: `full` i (one arrival, plus the bytes),
+  // `empty` i (every thread). The stages may reuse memory other buffers
+  // used through the generic proxy: fence it before the copy engine writes.
+  k.barrier(b, loc);
+  scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &then, Location l) {
+    for (int64_t i = 0; i < 2 * stages; ++i)
+      nvgpu::MBarrierInitOp::create(
+          then, l, barriers, index(then, i < stages ? 1 : k.threads),
+          index(then, i), /*predicate=*/Value());
+    NVVM::FenceProxyOp::create(
+        then, l, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    scf::YieldOp::create(then, l);
+  });
+  k.barrier(b, loc);
+
+  // Prologue: iterations 0 .. s-2 into stages 0 .. s-2 (first fills: no
+  // consumer to wait for).
+  for (int64_t i = 0; i + 1 < stages; ++i) {
+    Value iteration = arith::AddIOp::create(
+        b, loc, lower, arith::MulIOp::create(b, loc, step, index(b, i)));
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        iteration, upper);
+    issue(b, iteration, index(b, i), Value(), valid);
+  }
+
+  // Carried: the stage iteration j reads and its `full` phase, the stage it
+  // fills for iteration j + s - 1 and the phase of that fill (the k-th fill
+  // of a stage waits for the consumers' k-th arrival, parity k - 1).
+  auto i1 = [&](OpBuilder &nb, bool v) -> Value {
+    return arith::ConstantIntOp::create(nb, loc, nb.getI1Type(), v);
+  };
+  auto advance = [&](OpBuilder &nb, Location l, Value stage, Value phase) {
+    Value plusOne = arith::AddIOp::create(nb, l, stage, index(nb, 1));
+    Value wraps = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                        plusOne, index(nb, stages));
+    return std::make_pair(
+        arith::SelectOp::create(nb, l, wraps, index(nb, 0), plusOne)
+            .getResult(),
+        arith::XOrIOp::create(nb, l, phase, wraps).getResult());
+  };
+  auto forOp = scf::ForOp::create(
+      b, loc, lower, upper, step,
+      ValueRange{index(b, 0), i1(b, false), index(b, stages - 1),
+                 i1(b, false)},
+      [&](OpBuilder &nb, Location l, Value, ValueRange carried) {
+        auto [readStage, readPhase] = advance(nb, l, carried[0], carried[1]);
+        auto [writeStage, writePhase] =
+            advance(nb, l, carried[2], carried[3]);
+        scf::YieldOp::create(
+            nb, l, ValueRange{readStage, readPhase, writeStage, writePhase});
+      });
+  OpBuilder::InsertionGuard guard(b);
+  Operation *end = forOp.getBody()->getTerminator();
+  Operation *firstOfYield = end->getOperand(0).getDefiningOp();
+  // The yield's operands are computed at the end of the body; the body
+  // goes before them.
+  for (Value operand : end->getOperands())
+    if (Operation *def = operand.getDefiningOp();
+        def && def->getBlock() == forOp.getBody() &&
+        def->isBeforeInBlock(firstOfYield))
+      firstOfYield = def;
+  b.setInsertionPoint(firstOfYield);
+  Value iv = forOp.getInductionVar();
+  Value readStage = forOp.getRegionIterArg(0);
+  Value readPhase = forOp.getRegionIterArg(1);
+  Value writeStage = forOp.getRegionIterArg(2);
+  Value writePhase = forOp.getRegionIterArg(3);
+
+  Value ahead = arith::AddIOp::create(
+      b, loc, iv, arith::MulIOp::create(b, loc, step, index(b, stages - 1)));
+  Value valid =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, upper);
+  issue(b, ahead, writeStage,
+        arith::XOrIOp::create(b, loc, writePhase, i1(b, true)), valid);
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, readPhase,
+                                         index(b, 10000000), readStage);
+
+  SmallVector<Value> buffers;
+  for (CopyOp copy : plan.producers) {
+    SharedStorage &buffer = k.shared[copy.getDest()];
+    buffer.stageOffset = arith::MulIOp::create(
+        b, loc, readStage, index(b, buffer.stageElements));
+    buffers.push_back(copy.getDest());
+  }
+  rewriter.inlineBlockBefore(&loop.getBody().front(), firstOfYield,
+                             ValueRange{iv});
+  for (CopyOp copy : plan.producers)
+    rewriter.eraseOp(copy);
+  LogicalResult status = k.lowerBlock(*forOp.getBody(), rewriter);
+  for (Value buffer : buffers)
+    k.shared[buffer].stageOffset = Value();
+  if (failed(status))
+    return failure();
+  b.setInsertionPoint(firstOfYield);
+  nvgpu::MBarrierArriveOp::create(
+      b, loc, nvgpu::MBarrierTokenType::get(context), barriers,
+      arith::AddIOp::create(b, loc, readStage, index(b, stages)));
+
+  // Every filled stage was consumed; the buffers may be reused after a
+  // barrier.
+  b.setInsertionPointAfter(forOp);
+  k.barrier(b, loc);
+  return success();
+}
+
 /// The loop as written: an scf.for around the lowered body.
 LogicalResult lowerPlainly(KernelContext &k, PatternRewriter &rewriter,
                            PipelinedOp loop) {
@@ -449,7 +742,7 @@ struct PipelinedOpLowering : public TileOpLowering<PipelinedOp> {
   LogicalResult matchAndRewrite(PipelinedOp loop,
                                 PatternRewriter &rewriter) const override {
     KernelContext &k = context;
-    auto it = k.plan.pipelines.find(loop);
+    auto it = k.plan.pipelines.find(k.getPlanned(loop));
     if (it == k.plan.pipelines.end() || it->second.producers.empty())
       return lowerPlainly(k, rewriter, loop);
     const PipelinePlan &plan = it->second;
@@ -465,18 +758,48 @@ struct PipelinedOpLowering : public TileOpLowering<PipelinedOp> {
     if (matchPattern(aligned, m_Zero()))
       return lowerPlainly(k, rewriter, loop);
 
-    auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
-    // The fallback: a copy of the loop, lowered as written.
-    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    IRMapping mapping;
-    auto plain = cast<PipelinedOp>(b.clone(*loop, mapping));
-    k.recordClones(mapping);
+    // Versions: TMA (when planned; taken when the host found the tensors
+    // aligned), cp.async (when the chunks are aligned), and the loop as
+    // written. The loop itself becomes the first version; the others are
+    // copies made before anything is lowered, their producers mapped.
+    auto copyVersion = [&](OpBuilder &at) {
+      IRMapping mapping;
+      auto copy = cast<PipelinedOp>(at.clone(*loop, mapping));
+      k.recordClones(mapping);
+      PipelinePlan mapped = plan;
+      for (CopyOp &producer : mapped.producers)
+        producer = cast<CopyOp>(mapping.lookup(producer.getOperation()));
+      return std::make_pair(copy, std::move(mapped));
+    };
+    scf::IfOp tmaIf;
+    if (plan.tma) {
+      tmaIf = scf::IfOp::create(b, loc, k.tmaReady.lookup(loop),
+                                /*withElseRegion=*/true);
+      b.setInsertionPoint(tmaIf.elseBlock()->getTerminator());
+    }
+    auto alignedIf = scf::IfOp::create(b, loc, aligned,
+                                       /*withElseRegion=*/true);
+    b.setInsertionPoint(alignedIf.elseBlock()->getTerminator());
+    auto [plain, plainPlan] = copyVersion(b);
+    PipelinedOp cpAsyncLoop = loop;
+    PipelinePlan cpAsyncPlan = plan;
+    if (plan.tma) {
+      b.setInsertionPoint(alignedIf.thenBlock()->getTerminator());
+      std::tie(cpAsyncLoop, cpAsyncPlan) = copyVersion(b);
+    }
+
     if (failed(lowerPlainly(k, rewriter, plain)))
       return failure();
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    if (failed(PipelineBuilder(k, rewriter, loop, plan).build(b)))
+    b.setInsertionPoint(alignedIf.thenBlock()->getTerminator());
+    if (failed(PipelineBuilder(k, rewriter, cpAsyncLoop, cpAsyncPlan).build(b)))
       return failure();
-    rewriter.eraseOp(loop);
+    rewriter.eraseOp(cpAsyncLoop);
+    if (plan.tma) {
+      b.setInsertionPoint(tmaIf.thenBlock()->getTerminator());
+      if (failed(TmaPipelineBuilder(k, rewriter, loop, plan).build(b)))
+        return failure();
+      rewriter.eraseOp(loop);
+    }
     return success();
   }
 };
@@ -486,4 +809,53 @@ struct PipelinedOpLowering : public TileOpLowering<PipelinedOp> {
 void mlir::tile::gpu_lowering::populatePipeliningPatterns(
     RewritePatternSet &patterns, KernelContext &context) {
   patterns.add<PipelinedOpLowering>(patterns.getContext(), context);
+}
+
+void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
+                                                Location loc) {
+  MLIRContext *context = b.getContext();
+  for (auto &[op, plan] : k.plan.pipelines) {
+    if (!plan.tma)
+      continue;
+    Value ready;
+    for (CopyOp copy : plan.producers) {
+      Value global = copy.getSource();
+      auto type = cast<MemRefType>(global.getType());
+      const SharedBufferPlan &buffer =
+          k.plan.shared.find(copy.getDest())->second;
+      TmaBox box = *getTmaBox(buffer);
+      int64_t bytes = type.getElementTypeBitWidth() / 8;
+      auto swizzle = box.swizzleBytes == 128 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
+                     : box.swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
+                     : box.swizzleBytes == 32 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_32B
+                                              : nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE;
+      auto descriptorType = nvgpu::TensorMapDescriptorType::get(
+          context,
+          MemRefType::get({box.rows, box.columns}, type.getElementType(),
+                          MemRefLayoutAttrInterface(),
+                          gpu::AddressSpaceAttr::get(
+                              context, gpu::AddressSpace::Workgroup)),
+          swizzle, nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+          nvgpu::TensorMapOOBKind::OOB_ZERO,
+          nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+      Value unranked = memref::CastOp::create(
+          b, loc, UnrankedMemRefType::get(type.getElementType(), 0), global);
+      Value descriptor = nvgpu::TmaCreateDescriptorOp::create(
+          b, loc, descriptorType, unranked,
+          ValueRange{k.constant(b, loc, box.rows),
+                     k.constant(b, loc, box.columns)});
+      // Into the kernel as a plain pointer: the GPU lowering's type
+      // converter does not know nvgpu's descriptor type.
+      Value pointer = UnrealizedConversionCastOp::create(
+                          b, loc, LLVM::LLVMPointerType::get(context),
+                          descriptor)
+                          .getResult(0);
+      k.tensorMaps[copy] = {pointer, descriptorType};
+      // TMA reads rows from 16-byte aligned addresses.
+      Value aligned = areRowsAligned(b, loc, global, 16 / bytes);
+      ready = ready ? arith::AndIOp::create(b, loc, ready, aligned).getResult()
+                    : aligned;
+    }
+    k.tmaReady[op] = ready;
+  }
 }

@@ -58,6 +58,7 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
 
     Location loc = kernel.getLoc();
     rewriter.setInsertionPoint(kernel);
+    createTensorMaps(context, rewriter, loc);
     SmallVector<Value> grid;
     for (OpFoldResult size : kernel.getMixedGrid())
       grid.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));

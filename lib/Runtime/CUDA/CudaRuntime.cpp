@@ -61,7 +61,8 @@ struct Driver {
   X(cuMemsetD32Async)                                                          \
   X(cuMemsetD16Async)                                                          \
   X(cuMemHostRegister)                                                         \
-  X(cuMemHostUnregister)
+  X(cuMemHostUnregister)                                                       \
+  X(cuTensorMapEncodeTiled)
 #define TILE_DECLARE(name) decltype(&::name) name = nullptr;
   TILE_CUDA_FUNCTIONS(TILE_DECLARE)
 #undef TILE_DECLARE
@@ -83,6 +84,7 @@ struct CudaApi {
   static constexpr const char *kName = "CUDA";
   static constexpr const char *kShortName = "cuda";
   static constexpr const char *kLaunchName = "cuLaunchKernel";
+  static constexpr bool kHasTensorMaps = true;
 
   bool open(std::string &why) {
     void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
@@ -205,6 +207,36 @@ struct CudaApi {
   }
   Call unregisterHost(void *pointer) {
     return TILE_CALL(cuMemHostUnregister, pointer);
+  }
+
+  /// Encodes a tiled tensor map of the memref descriptor `fields`
+  /// ({allocated, aligned, offset, sizes[rank], strides[rank]}): the driver
+  /// wants dims, strides (in bytes, all but the innermost) and box
+  /// innermost first.
+  Call encodeTensorMap(void *map, const int64_t *fields, int64_t rank,
+                       int64_t dataType, int64_t interleave, int64_t swizzle,
+                       int64_t l2Promotion, int64_t oobFill,
+                       const int64_t *boxDims) {
+    static constexpr int64_t kBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+    int64_t bytes = dataType >= 0 && dataType < 13 ? kBytes[dataType] : 1;
+    const int64_t *sizes = fields + 3, *strides = fields + 3 + rank;
+    char *address = reinterpret_cast<char *>(fields[1]) + fields[2] * bytes;
+    cuuint64_t dims[5], byteStrides[5];
+    cuuint32_t box[5], elementStrides[5] = {1, 1, 1, 1, 1};
+    for (int64_t d = 0; d < rank; ++d) {
+      dims[d] = sizes[rank - 1 - d];
+      box[d] = boxDims[rank - 1 - d];
+      if (d + 1 < rank)
+        byteStrides[d] = strides[rank - 2 - d] * bytes;
+    }
+    return TILE_CALL(cuTensorMapEncodeTiled, static_cast<CUtensorMap *>(map),
+                     static_cast<CUtensorMapDataType>(dataType),
+                     static_cast<cuuint32_t>(rank), address, dims, byteStrides,
+                     box, elementStrides,
+                     static_cast<CUtensorMapInterleave>(interleave),
+                     static_cast<CUtensorMapSwizzle>(swizzle),
+                     static_cast<CUtensorMapL2promotion>(l2Promotion),
+                     static_cast<CUtensorMapFloatOOBfill>(oobFill));
   }
 
   Call describe(DeviceInfo &info) {

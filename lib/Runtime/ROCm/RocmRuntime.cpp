@@ -71,6 +71,7 @@ struct HipApi {
   static constexpr const char *kName = "ROCm";
   static constexpr const char *kShortName = "rocm";
   static constexpr const char *kLaunchName = "hipModuleLaunchKernel";
+  static constexpr bool kHasTensorMaps = false;
 
   bool open(std::string &why) {
     void *library = dlopen("libamdhip64.so", RTLD_NOW | RTLD_GLOBAL);
@@ -179,6 +180,11 @@ struct HipApi {
   }
   Call unregisterHost(void *pointer) {
     return TILE_CALL(hipHostUnregister, pointer);
+  }
+
+  Call encodeTensorMap(void *, const int64_t *, int64_t, int64_t, int64_t,
+                       int64_t, int64_t, int64_t, const int64_t *) {
+    return Call{hipErrorNotSupported, "tensor maps"};
   }
 
   Call describe(DeviceInfo &info) {
