@@ -213,12 +213,15 @@ class Bench:
         q, k, v = (torch.randn(1, bh, seq, d, device="cuda",
                                dtype=torch.float16, generator=gen)
                    for _ in range(3))
+        sdpa = lambda: F.scaled_dot_product_attention(q, k, v,
+                                                      is_causal=causal)
+        runs = 20
+        # The flash backend (FlashAttention-2 kernels), and torch's default
+        # choice (cuDNN's attention on Hopper where available).
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-            sdpa = lambda: F.scaled_dot_product_attention(q, k, v,
-                                                          is_causal=causal)
             ref = sdpa()
-            runs = 20
             torch_s = self.time_torch(sdpa, runs)
+        default_s = self.time_torch(sdpa, runs)
         paths = [self.save(f"{n}.npy", t[0].cpu().numpy())
                  for n, t in (("q", q), ("k", k), ("v", v))]
         pref = self.save("ref.npy", ref[0].cpu().numpy())
@@ -229,10 +232,12 @@ class Bench:
             [f"@{p}" for p in paths] + [f"f16:{bh}x{seq}x{d}=zeros"],
             (3, pref), (2e-2, 2e-2), runs, entry=entry_name)
         entry = dict(kind="attention", shape=[bh, seq, d], causal=causal,
-                     sdpa_tflops=flops / torch_s / 1e12)
+                     sdpa_tflops=flops / torch_s / 1e12,
+                     sdpa_default_tflops=flops / default_s / 1e12)
         if ok:
             entry.update(status="ok", tflops=flops / seconds / 1e12,
-                         vs_sdpa=torch_s / seconds)
+                         vs_sdpa=torch_s / seconds,
+                         vs_sdpa_default=default_s / seconds)
         else:
             entry["status"] = "failed"
             log(f"attention {bh}x{seq}x{d} causal={causal}: FAILED\n"
@@ -459,16 +464,21 @@ def markdown(results, device, commit, date):
     attention = [r for r in results if r["kind"] == "attention"]
     if attention:
         lines += ["", "| attention (bh, seq, d) | causal | tile TFLOP/s | "
-                  "SDPA TFLOP/s | tile/SDPA |", "| --- | --- | --- | --- | --- |"]
+                  "SDPA flash TFLOP/s | tile/SDPA flash | SDPA default "
+                  "TFLOP/s | tile/SDPA default |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in attention:
         shape = ", ".join(map(str, r["shape"]))
         causal = "yes" if r["causal"] else "no"
         if r["status"] != "ok":
             lines.append(f"| {shape} | {causal} | FAILED | "
-                         f"{r['sdpa_tflops']:.0f} | |")
+                         f"{r['sdpa_tflops']:.0f} | | "
+                         f"{r['sdpa_default_tflops']:.0f} | |")
         else:
             lines.append(f"| {shape} | {causal} | {r['tflops']:.1f} | "
-                         f"{r['sdpa_tflops']:.1f} | {r['vs_sdpa']:.2f} |")
+                         f"{r['sdpa_tflops']:.1f} | {r['vs_sdpa']:.2f} | "
+                         f"{r['sdpa_default_tflops']:.1f} | "
+                         f"{r['vs_sdpa_default']:.2f} |")
     lines += ["", "| kernel | shape | tile GB/s | torch GB/s | tile/torch |",
               "| --- | --- | --- | --- | --- |"]
     for r in results:

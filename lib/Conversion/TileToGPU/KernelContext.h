@@ -21,6 +21,7 @@
 #include "LayoutCodegen.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 
@@ -65,6 +66,9 @@ public:
   /// nvgpu descriptor type), and for each pipelined loop with a TMA
   /// version, whether the host found its tensors aligned.
   llvm::DenseMap<Operation *, std::pair<Value, Type>> tensorMaps;
+  /// Gemms being lowered into a loop that waits for them itself: they are
+  /// issued and committed, not waited for.
+  llvm::SmallPtrSet<Operation *, 4> asyncGemms;
   llvm::DenseMap<Operation *, Value> tmaReady;
 
   /// What the plan decided for an op of the kernel (or a clone of one, see

@@ -67,6 +67,7 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
             target.warpSize);
       }
     } else if (auto loop = dyn_cast<PipelinedOp>(op)) {
+      // Post-order: the loop's gemms are planned already.
       FailureOr<PipelinePlan> pipeline = planPipeline(plan, loop);
       if (failed(pipeline))
         return WalkResult::interrupt();

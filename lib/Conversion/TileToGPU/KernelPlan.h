@@ -49,6 +49,11 @@ struct PipelinePlan {
   /// their tiles are TMA boxes. The loop then gets a TMA version, taken when
   /// the host finds every tensor aligned for it.
   bool tma = false;
+  /// wgmma gemms of the body whose accumulator nothing else in the loop
+  /// touches and whose A is in shared memory: the TMA version leaves them
+  /// in flight across iterations (waiting for the previous one before
+  /// giving its stage back).
+  SmallVector<Operation *> asyncGemms;
 };
 
 class KernelPlan {

@@ -203,6 +203,20 @@ std::optional<TmaBox> getTmaBox(const SharedBufferPlan &buffer) {
   return box;
 }
 
+/// Whether `gemm`, in `loop`'s body, may run on while the loop goes on: a
+/// wgmma reading A and B from shared memory whose accumulator no other op
+/// of the loop touches (so only the next gemm, which the hardware orders
+/// after it, and code after the loop read it).
+bool canStayInFlight(const KernelPlan &plan, PipelinedOp loop, GemmOp gemm) {
+  const GemmPlan &gemmPlan = plan.gemms.find(gemm)->second;
+  if (gemmPlan.instruction != GemmInstruction::Wgmma ||
+      !gemmPlan.aFromShared || gemm.getClearAccum())
+    return false;
+  return llvm::all_of(gemm.getC().getUsers(), [&](Operation *user) {
+    return user == gemm || !loop->isAncestor(user);
+  });
+}
+
 /// Whether `copy`, a producer of `loop`, can be a TMA load: a 2-d global
 /// tensor defined outside the kernel (so that the host can describe it)
 /// with unit innermost stride, into a row-major or swizzled tile.
@@ -273,6 +287,10 @@ mlir::tile::gpu_lowering::planPipeline(const KernelPlan &kernelPlan,
              llvm::all_of(plan.producers, [&](CopyOp copy) {
                return isTmaProducer(kernelPlan, loop, copy);
              });
+  if (plan.tma)
+    for (GemmOp gemm : body.getOps<GemmOp>())
+      if (canStayInFlight(kernelPlan, loop, gemm))
+        plan.asyncGemms.push_back(gemm);
   return plan;
 }
 
@@ -686,8 +704,12 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
       b, loc, iv, arith::MulIOp::create(b, loc, step, index(b, stages - 1)));
   Value valid =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, upper);
-  issue(b, ahead, writeStage,
-        arith::XOrIOp::create(b, loc, writePhase, i1(b, true)), valid);
+  Value emptyParity = arith::XOrIOp::create(b, loc, writePhase, i1(b, true));
+  // With gemms left in flight, the stage to refill is given back only at
+  // the end of the iteration: fill it there.
+  bool async = !plan.asyncGemms.empty();
+  if (!async)
+    issue(b, ahead, writeStage, emptyParity, valid);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, readPhase,
                                          index(b, 10000000), readStage);
 
@@ -702,19 +724,39 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
                              ValueRange{iv});
   for (CopyOp copy : plan.producers)
     rewriter.eraseOp(copy);
+  k.asyncGemms.insert(plan.asyncGemms.begin(), plan.asyncGemms.end());
   LogicalResult status = k.lowerBlock(*forOp.getBody(), rewriter);
+  k.asyncGemms.clear();
   for (Value buffer : buffers)
     k.shared[buffer].stageOffset = Value();
   if (failed(status))
     return failure();
   b.setInsertionPoint(firstOfYield);
-  nvgpu::MBarrierArriveOp::create(
-      b, loc, nvgpu::MBarrierTokenType::get(context), barriers,
-      arith::AddIOp::create(b, loc, readStage, index(b, stages)));
+  auto release = [&](OpBuilder &rb, Value stage) {
+    nvgpu::MBarrierArriveOp::create(
+        rb, loc, nvgpu::MBarrierTokenType::get(context), barriers,
+        arith::AddIOp::create(rb, loc, stage, index(rb, stages)));
+  };
+  if (!async) {
+    release(b, readStage);
+  } else {
+    // The previous iteration's gemms are done once at most this
+    // iteration's are in flight: its stage (the one to refill) goes back.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    Value notFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, iv, lower);
+    scf::IfOp::create(b, loc, notFirst, [&](OpBuilder &then, Location l) {
+      release(then, writeStage);
+      scf::YieldOp::create(then, l);
+    });
+    issue(b, ahead, writeStage, emptyParity, valid);
+  }
 
-  // Every filled stage was consumed; the buffers may be reused after a
-  // barrier.
+  // Every filled stage was consumed (and every gemm finished); the buffers
+  // may be reused after a barrier.
   b.setInsertionPointAfter(forOp);
+  if (async)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   k.barrier(b, loc);
   return success();
 }

@@ -15,8 +15,11 @@
 //   MN-major operand (M or N innermost): K rows 8 apart by SBO = 8 * panel
 //     width, panels along M/N apart by LBO = the panel's size in bytes.
 //
-// All of a gemm's instructions are issued, committed as one group and
-// waited for before the accumulator is read again (wgmma.wait_group 0).
+// All of a gemm's instructions are issued and committed as one group, then
+// waited for before the accumulator is read again (wgmma.wait_group 0) -
+// unless the pipelined loop around it waits for it one iteration later
+// (KernelContext::asyncGemms), so that the tensor cores run on while the
+// next stage is waited for.
 // Upstream's nvvm.wgmma.mma_async has no register-A form, so both forms are
 // emitted as the PTX instruction itself.
 //
@@ -278,6 +281,15 @@ LogicalResult WgmmaLowering::run() {
     }
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // Left in flight: the enclosing loop waits (wait_group 1 per iteration,
+  // 0 after it), and nothing reads the accumulator before.
+  if (k.asyncGemms.count(k.getPlanned(op))) {
+    for (auto [slotBase, acc] : results)
+      for (int64_t r = 0; r < regs; ++r)
+        storeFragmentSlot(b, loc, c, slotBase + r,
+                          LLVM::ExtractValueOp::create(b, loc, acc, r));
+    return success();
+  }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 
   // The accumulators are valid once waited for: an empty asm that takes
