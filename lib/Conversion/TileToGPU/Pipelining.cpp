@@ -713,14 +713,37 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, readPhase,
                                          index(b, 10000000), readStage);
 
+  auto release = [&](OpBuilder &rb, Value stage) {
+    nvgpu::MBarrierArriveOp::create(
+        rb, loc, nvgpu::MBarrierTokenType::get(context), barriers,
+        arith::AddIOp::create(rb, loc, stage, index(rb, stages)));
+  };
+  // The end of the iteration, built before the body moves in (it reads the
+  // producers' offsets): with gemms in flight, the previous iteration's are
+  // done once at most this iteration's are, and their stage - the one to
+  // refill - goes back.
+  Operation *bodyEnd = firstOfYield;
+  if (async) {
+    auto wait = NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    Value notFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, iv, lower);
+    scf::IfOp::create(b, loc, notFirst, [&](OpBuilder &then, Location l) {
+      release(then, writeStage);
+      scf::YieldOp::create(then, l);
+    });
+    issue(b, ahead, writeStage, emptyParity, valid);
+    bodyEnd = wait;
+  }
+
   SmallVector<Value> buffers;
   for (CopyOp copy : plan.producers) {
     SharedStorage &buffer = k.shared[copy.getDest()];
+    b.setInsertionPoint(bodyEnd);
     buffer.stageOffset = arith::MulIOp::create(
         b, loc, readStage, index(b, buffer.stageElements));
     buffers.push_back(copy.getDest());
   }
-  rewriter.inlineBlockBefore(&loop.getBody().front(), firstOfYield,
+  rewriter.inlineBlockBefore(&loop.getBody().front(), bodyEnd,
                              ValueRange{iv});
   for (CopyOp copy : plan.producers)
     rewriter.eraseOp(copy);
@@ -731,25 +754,9 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     k.shared[buffer].stageOffset = Value();
   if (failed(status))
     return failure();
-  b.setInsertionPoint(firstOfYield);
-  auto release = [&](OpBuilder &rb, Value stage) {
-    nvgpu::MBarrierArriveOp::create(
-        rb, loc, nvgpu::MBarrierTokenType::get(context), barriers,
-        arith::AddIOp::create(rb, loc, stage, index(rb, stages)));
-  };
   if (!async) {
+    b.setInsertionPoint(firstOfYield);
     release(b, readStage);
-  } else {
-    // The previous iteration's gemms are done once at most this
-    // iteration's are in flight: its stage (the one to refill) goes back.
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    Value notFirst =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, iv, lower);
-    scf::IfOp::create(b, loc, notFirst, [&](OpBuilder &then, Location l) {
-      release(then, writeStage);
-      scf::YieldOp::create(then, l);
-    });
-    issue(b, ahead, writeStage, emptyParity, valid);
   }
 
   // Every filled stage was consumed (and every gemm finished); the buffers
