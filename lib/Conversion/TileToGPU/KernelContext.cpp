@@ -55,8 +55,16 @@ Value KernelContext::viewShared(OpBuilder &b, Location loc, int64_t byteOffset,
       {count}, type, MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(b.getContext(),
                                  gpu::AddressSpace::Workgroup));
-  return memref::ViewOp::create(b, loc, viewType, dynamicShared,
-                                constant(b, loc, byteOffset), ValueRange());
+  return memref::ViewOp::create(
+      b, loc, viewType, dynamicShared,
+      sharedByteOffset(b, loc, constant(b, loc, byteOffset)), ValueRange());
+}
+
+Value KernelContext::sharedByteOffset(OpBuilder &b, Location loc,
+                                      Value byteOffset) const {
+  if (!sharedAlignment)
+    return byteOffset;
+  return arith::AddIOp::create(b, loc, byteOffset, sharedAlignment);
 }
 
 Value KernelContext::getScratch(OpBuilder &b, Location loc, Operation *op,

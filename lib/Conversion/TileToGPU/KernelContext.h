@@ -59,6 +59,11 @@ public:
   Value threadId;
   /// The dynamic shared memory block (memref<?xi8, workgroup>).
   Value dynamicShared;
+  /// Bytes from the block's start to its first 1024-byte aligned address,
+  /// where the plan's offsets count from (null: the block starts aligned).
+  /// Static shared memory (mbarriers) moves the dynamic block off the
+  /// alignment that swizzled TMA and wgmma operands need.
+  Value sharedAlignment;
   llvm::DenseMap<Value, FragmentStorage> fragments;
   llvm::DenseMap<Value, SharedStorage> shared;
   /// TMA: the tensor map of each TMA producer copy (a device pointer
@@ -91,6 +96,8 @@ public:
   /// A view of the dynamic block at `byteOffset` as memref<count x type>.
   Value viewShared(OpBuilder &b, Location loc, int64_t byteOffset,
                    int64_t count, Type type) const;
+  /// The byte offset into the dynamic block of the plan's `byteOffset`.
+  Value sharedByteOffset(OpBuilder &b, Location loc, Value byteOffset) const;
 
   //===--------------------------------------------------------------------===//
   // Layout arithmetic for this kernel's threads (see LayoutCodegen.h)

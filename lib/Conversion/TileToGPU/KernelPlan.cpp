@@ -12,9 +12,6 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-/// Shared buffers start at multiples of this (what TMA's 128-byte swizzle
-/// needs of absolute addresses).
-static constexpr int64_t kSharedAlignment = 1024;
 
 FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
                                         const TargetInfo &target) {
@@ -212,9 +209,17 @@ LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
     else
       scratch[request->op] = request->offset;
   }
-  if (sharedBytes > target.sharedMemoryBytes)
+  // TMA pipelines add their mbarriers (static shared memory) and the room
+  // to align the dynamic block after them.
+  int64_t needed = sharedBytes;
+  for (auto &[op, pipeline] : pipelines)
+    if (pipeline.tma)
+      needed += 16 * pipeline.stages;
+  if (needed != sharedBytes)
+    needed += kSharedAlignment;
+  if (needed > target.sharedMemoryBytes)
     return kernel.emitOpError("needs ")
-           << sharedBytes << " bytes of shared memory; " << target.chip
+           << needed << " bytes of shared memory; " << target.chip
            << " allows " << target.sharedMemoryBytes;
   return success();
 }

@@ -28,6 +28,10 @@
 
 namespace mlir::tile::gpu_lowering {
 
+/// Shared buffers start at multiples of this (what TMA's 128-byte swizzle
+/// and wgmma's descriptors need of absolute addresses).
+constexpr int64_t kSharedAlignment = 1024;
+
 /// A shared buffer: its layout and, for a software pipeline, `stages` copies
 /// of `stageElements` elements at `offset` bytes into the dynamic block.
 struct SharedBufferPlan {

@@ -595,7 +595,8 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
             then, l, stageStart,
             index(then, p * box.rows * box.columns * bytes));
         Value dst = memref::ViewOp::create(then, l, boxType, k.dynamicShared,
-                                           at, ValueRange());
+                                           k.sharedByteOffset(then, l, at),
+                                           ValueRange());
         Value column = arith::AddIOp::create(
             then, l, origin[1], index(then, p * box.columns));
         // Coordinates innermost first, as the tensor map's dims.

@@ -65,8 +65,13 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     Value one = context.constant(rewriter, loc, 1);
     while (grid.size() < 3)
       grid.push_back(one);
+    // TMA pipelines keep their mbarriers in static shared memory, which the
+    // dynamic block follows: ask for room to align the block at run time.
+    bool staticShared = llvm::any_of(
+        plan->pipelines, [](const auto &entry) { return entry.second.tma; });
     Value sharedSize = arith::ConstantIntOp::create(
-        rewriter, loc, rewriter.getI32Type(), plan->sharedBytes);
+        rewriter, loc, rewriter.getI32Type(),
+        plan->sharedBytes + (staticShared ? kSharedAlignment : 0));
     auto launch = gpu::LaunchOp::create(
         rewriter, loc, grid[0], grid[1], grid[2],
         context.constant(rewriter, loc, plan->threads), one, one, sharedSize);
@@ -90,6 +95,16 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
                                    gpu::AddressSpace::Workgroup));
     context.dynamicShared =
         gpu::DynamicSharedMemoryOp::create(rewriter, loc, dynamicType);
+    if (staticShared) {
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+          rewriter, loc, context.dynamicShared);
+      // (-base) mod 1024
+      context.sharedAlignment = arith::AndIOp::create(
+          rewriter, loc,
+          arith::SubIOp::create(rewriter, loc,
+                                context.constant(rewriter, loc, 0), base),
+          context.constant(rewriter, loc, kSharedAlignment - 1));
+    }
 
     // Move the body in, then give buffers their storage.
     rewriter.inlineBlockBefore(&kernel.getBody().front(), terminator, ids);
