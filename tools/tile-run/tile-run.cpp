@@ -510,9 +510,13 @@ int main(int argc, char **argv) {
                  << jit::stringifyCacheResult(report.cache) << "\n";
     if (jit::DiskCache *cache = compiler.getDiskCache()) {
       jit::DiskCache::Info info = cache->getInfo();
+      std::string note;
+      jit::DiskCache::getDefaultSizeLimit(&note);
       llvm::outs() << "  cache: " << cache->getDirectory() << ": "
                    << info.entries << " entries, " << info.bytes
-                   << " bytes\n";
+                   << " bytes (limit " << info.limit << ")\n";
+      if (!note.empty())
+        llvm::outs() << "  cache: " << note << "\n";
     } else {
       llvm::outs() << "  cache: disk cache off\n";
     }
