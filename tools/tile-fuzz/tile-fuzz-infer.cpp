@@ -8,5 +8,5 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   return mlir::tile::fuzz::runOneInput(
-      data, size, "tile-infer-layouts{chip=sm_80}");
+      data, size, "tile-attach-target{chip=sm_80},tile-infer-layouts");
 }

@@ -1,7 +1,7 @@
 // The GPU lowering holds the layouts it is given to the same bounds as
 // layout inference (registers per thread, unrolled ops), and pipelines a
 // copy only when the cp.async rounds it unrolls stay bounded.
-// RUN: tile-opt %s --split-input-file --verify-diagnostics --convert-tile-to-gpu=chip=sm_80 | FileCheck %s
+// RUN: tile-opt %s --split-input-file --verify-diagnostics --tile-attach-target=chip=sm_80 --convert-tile-to-gpu | FileCheck %s
 
 func.func @annotated_fragment(%A: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index

@@ -1,7 +1,7 @@
 // Layout inference spreads fragments over the threads that exist and
 // refuses, naming the op and the count, a kernel that would need more
 // registers per thread than the chip has or unroll past the compile bound.
-// RUN: tile-opt %s --tile-infer-layouts --split-input-file -verify-diagnostics | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target=chip=sm_80 --tile-infer-layouts --split-input-file -verify-diagnostics | FileCheck %s
 
 // 33 threads share no factor with a 32 x 128 tile: the tile goes to 32 of
 // them (a run of 4 columns of every row each), not all of it to one
