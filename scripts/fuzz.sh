@@ -52,7 +52,8 @@ for path in files:
             (out / name).write_text(chunk)
 EOF
 
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+# As scripts/sanitize.sh sets them (allow_user_poisoning=0: see there).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 findings=0
 for target in "${targets[@]}"; do

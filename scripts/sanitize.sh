@@ -44,8 +44,12 @@ fi
 
 # A report aborts (SIGABRT): an exit code of 1 would pass for a diagnostic
 # in tests that expect one (`not tile-opt`, the mutation tests). Leaks are
-# reported too; UBSan stops at the first report, with a stack.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1}"
+# reported too; UBSan stops at the first report, with a stack. LLVM's
+# BumpPtrAllocator poisons its slabs in instrumented code only, and
+# MLIRContext's allocators are shared with Debian's uninstrumented
+# libMLIR, whose allocations would then look poisoned: allow_user_poisoning=0
+# turns that bookkeeping off (ASan still checks every access of tile's code).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:allow_user_poisoning=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-abort_on_error=1:print_stacktrace=1:halt_on_error=1}"
 export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-$(command -v llvm-symbolizer-22 || true)}"
 start=$(date +%s)
