@@ -56,6 +56,8 @@ EOF
 export ASAN_OPTIONS="${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 findings=0
+marker="$build/fuzz-started"
+touch "$marker"
 for target in "${targets[@]}"; do
   corpus="$build/corpus/$target" artifacts="$build/findings/$target"
   mkdir -p "$corpus" "$artifacts"
@@ -69,11 +71,11 @@ for target in "${targets[@]}"; do
   set -e
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
   cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || echo "cov: ?")
-  found=$(find "$artifacts" -type f | wc -l)
+  found=$(find "$artifacts" -type f -newer "$marker" | wc -l)
   echo "tile-fuzz-$target: $runs inputs in ${seconds} s, corpus $(ls "$corpus" | wc -l) files, $cov, $found findings (exit $status)"
   if [ "$found" -gt 0 ] || [ "$status" -ne 0 ]; then
     findings=$((findings + 1))
-    find "$artifacts" -type f | sed 's/^/  finding: /'
+    find "$artifacts" -type f -newer "$marker" | sed 's/^/  finding: /'
     grep -E 'ERROR|SUMMARY|==[0-9]+==|timeout' "$log" | head -5 | sed 's/^/  /'
   fi
 done

@@ -17,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <string>
 
 using namespace mlir;
 
@@ -41,7 +42,9 @@ int mlir::tile::fuzz::runOneInput(const uint8_t *data, size_t size,
     if (verbose)
       llvm::errs() << diag.getLocation() << ": " << diag << "\n";
   });
-  StringRef text(reinterpret_cast<const char *>(data), size);
+  // The lexer relies on a null byte after the text, which std::string
+  // keeps and libFuzzer's buffer does not.
+  std::string text(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
       text, ParserConfig(&context), "fuzz-input");
   if (!module || failed(verify(*module))) {
