@@ -392,7 +392,7 @@ int main(int argc, char **argv) {
 
   // Run. Device buffers are freed on every way out (scripts/sanitize.sh
   // found them leaked on errors).
-  auto freeBuffers = llvm::make_scope_exit([&] {
+  llvm::scope_exit freeBuffers([&] {
     for (Argument &arg : arguments)
       if (arg.device)
         device->free(arg.device);

@@ -116,7 +116,7 @@ std::string whyNotProducer(const KernelPlan &plan, PipelinedOp loop,
   if (shape.back() % chunk != 0)
     return "the tile's rows are not a whole number of 16-byte chunks";
   if (int64_t rounds = llvm::divideCeil(alloc.getType().getNumElements() / chunk,
-                                       k.threads) *
+                                       plan.threads) *
                        loop.getNumStagesAttr().getInt();
       rounds > kMaxUnrolledCopyRounds)
     return "it would unroll " + std::to_string(rounds) +
