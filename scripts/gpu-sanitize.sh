@@ -38,6 +38,9 @@ if [ ! -x "$bin/tile-run" ]; then
   exit 2
 fi
 export PYTHONPATH="$root/.bundle${PYTHONPATH:+:$PYTHONPATH}"
+lit=(python3 -m lit)
+python3 -c 'import lit' 2>/dev/null ||
+  lit=("$(command -v lit || echo /usr/lib/llvm-22/bin/lit)")
 
 status=0
 for tool in "${tools[@]}"; do
@@ -61,7 +64,7 @@ for tool in "${tools[@]}"; do
 
   start=$(date +%s)
   TILE_BIN_DIR="$dir/bin" TILE_INTEGRATION_OUT="$dir/lit" \
-    python3 -m lit -v "$root/test/Integration" > "$dir/lit.log" 2>&1
+    "${lit[@]}" -v "$root/test/Integration" > "$dir/lit.log" 2>&1
   lit_status=$?
   passed=$(grep -cE '^PASS: ' "$dir/lit.log")
   failed=$(grep -cE '^(FAIL|UNRESOLVED): ' "$dir/lit.log")
