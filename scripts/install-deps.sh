@@ -15,6 +15,8 @@ PACKAGES=(
   "llvm-${LLVM_VERSION}-dev" "libmlir-${LLVM_VERSION}-dev"
   "mlir-${LLVM_VERSION}-tools" "llvm-${LLVM_VERSION}-tools"
   "clang-${LLVM_VERSION}" "lld-${LLVM_VERSION}"
+  # Sanitizer and libFuzzer runtimes (scripts/sanitize.sh, scripts/fuzz.sh).
+  "libclang-rt-${LLVM_VERSION}-dev"
   libzstd-dev zlib1g-dev libz3-dev libedit-dev libxml2-dev libffi-dev
   libncurses-dev libgtest-dev
   # HIP's headers: the ROCm runtime (lib/Runtime/ROCm) is built and

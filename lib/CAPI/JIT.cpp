@@ -14,6 +14,9 @@
 #include "mlir/CAPI/Utils.h"
 #include "mlir/IR/Diagnostics.h"
 
+#include <cstring>
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -244,8 +247,12 @@ MlirLogicalResult tileJitArgumentsSetMemRef(TileJitArguments arguments,
                                             TileJitElementType elementType,
                                             intptr_t rank, const int64_t *sizes,
                                             const int64_t *strides) {
-  if (elementType < TILE_JIT_F16 || elementType > TILE_JIT_INDEX)
-    return failWith("unknown element type " + std::to_string(elementType),
+  // C callers may pass any int; reading it as the enum would be undefined
+  // (UBSan's enum check), so read its bytes.
+  std::underlying_type_t<TileJitElementType> raw;
+  std::memcpy(&raw, &elementType, sizeof(raw));
+  if (raw < TILE_JIT_F16 || raw > TILE_JIT_INDEX)
+    return failWith("unknown element type " + std::to_string(raw),
                     mlirLogicalResultFailure());
   std::string error;
   return fromResult(

@@ -15,7 +15,16 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tile::jit;
@@ -26,12 +35,41 @@ static constexpr StringLiteral kMetaFile = "meta.json";
 static constexpr StringLiteral kHostFile = "host.o";
 static constexpr StringLiteral kDeviceFile = "device.bin";
 static constexpr int64_t kFormatVersion = 1;
+static constexpr StringLiteral kStagingDir = "staging";
+static constexpr StringLiteral kTrashDir = "trash";
+static constexpr int64_t kDefaultSizeLimit = int64_t(2) << 30;
+/// Staging directories this old belong to writers that died.
+static constexpr std::chrono::hours kStaleStaging{1};
 
 std::string mlir::tile::jit::sha256Hex(StringRef data) {
   std::array<uint8_t, 32> hash = llvm::SHA256::hash(
       ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()),
                         data.size()));
   return llvm::toHex(hash, /*LowerCase=*/true);
+}
+
+std::string
+mlir::tile::jit::captureFileWrites(function_ref<void(StringRef path)> write) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return "";
+  std::string data;
+  std::thread reader([&] {
+    char buffer[1 << 16];
+    while (true) {
+      ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
+      if (n > 0)
+        data.append(buffer, n);
+      else if (n == 0 || errno != EINTR)
+        break;
+    }
+  });
+  // Opening /proc/self/fd/N opens the pipe's write end again.
+  write(("/proc/self/fd/" + Twine(fds[1])).str());
+  ::close(fds[1]);
+  reader.join();
+  ::close(fds[0]);
+  return data;
 }
 
 std::string DiskCache::getDefaultDirectory() {
@@ -52,7 +90,45 @@ std::string DiskCache::getDefaultDirectory() {
   return std::string(dir);
 }
 
-DiskCache::DiskCache(std::string directory) : directory(std::move(directory)) {}
+std::optional<int64_t> DiskCache::parseSize(StringRef text) {
+  text = text.trim();
+  StringRef digits = text.take_while(llvm::isDigit);
+  StringRef suffix = text.drop_front(digits.size()).trim();
+  uint64_t value;
+  if (digits.empty() || digits.getAsInteger(10, value))
+    return std::nullopt;
+  if (!suffix.consume_back_insensitive("ib"))
+    suffix.consume_back_insensitive("b");
+  int shift = 0;
+  if (suffix.size() > 1)
+    return std::nullopt;
+  if (!suffix.empty()) {
+    size_t position = StringRef("kmgt").find(llvm::toLower(suffix.front()));
+    if (position == StringRef::npos)
+      return std::nullopt;
+    shift = 10 * (position + 1);
+  }
+  if (value > (uint64_t(INT64_MAX) >> shift))
+    return std::nullopt;
+  return static_cast<int64_t>(value << shift);
+}
+
+int64_t DiskCache::getDefaultSizeLimit(std::string *note) {
+  std::optional<std::string> env =
+      llvm::sys::Process::GetEnv("TILE_CACHE_SIZE");
+  if (!env || env->empty())
+    return kDefaultSizeLimit;
+  if (std::optional<int64_t> size = parseSize(*env))
+    return *size;
+  if (note)
+    *note = "TILE_CACHE_SIZE='" + *env +
+            "' is not a size (bytes, or a number with K, M, G or T); using " +
+            std::to_string(kDefaultSizeLimit) + " bytes";
+  return kDefaultSizeLimit;
+}
+
+DiskCache::DiskCache(std::string directory, int64_t sizeLimit)
+    : directory(std::move(directory)), sizeLimit(sizeLimit) {}
 
 std::string DiskCache::getEntryDirectory(StringRef key) const {
   SmallString<256> dir(directory);
@@ -70,6 +146,18 @@ static std::optional<std::string> readFile(StringRef file) {
 
 static LogicalResult writeFile(StringRef file, StringRef data,
                                std::string *error) {
+  // Past RLIMIT_FSIZE, a write raises SIGXFSZ, which kills the process:
+  // refuse such a file before writing any of it.
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      data.size() > limit.rlim_cur) {
+    if (error)
+      *error = "cannot write " + file.str() + ": " +
+               std::to_string(data.size()) +
+               " bytes is over the file size limit of " +
+               std::to_string(limit.rlim_cur);
+    return failure();
+  }
   std::error_code ec;
   llvm::raw_fd_ostream os(file, ec, fs::OF_None);
   if (!ec) {
@@ -85,15 +173,35 @@ static LogicalResult writeFile(StringRef file, StringRef data,
   return success();
 }
 
+/// Takes the directory `dir` out of the cache with one rename into
+/// `root`/trash, then deletes it: readers see the whole entry or nothing.
+/// Fails when `dir` is gone already.
+static LogicalResult discard(StringRef root, StringRef dir) {
+  static std::atomic<unsigned> counter{0};
+  SmallString<256> trash(root);
+  path::append(trash, kTrashDir);
+  (void)fs::create_directories(trash);
+  path::append(trash, path::filename(dir) + "." +
+                          Twine(llvm::sys::Process::getProcessId()) + "." +
+                          Twine(counter++));
+  if (fs::rename(dir, trash))
+    return failure();
+  fs::remove_directories(trash, /*IgnoreErrors=*/true);
+  return success();
+}
+
 std::optional<CacheEntry> DiskCache::load(StringRef key, std::string *why) {
   std::string dir = getEntryDirectory(key);
   if (!fs::is_directory(dir))
     return std::nullopt;
   auto reject = [&](const Twine &reason) -> std::optional<CacheEntry> {
+    // An entry evicted while it was read is a plain miss.
+    if (!fs::is_directory(dir))
+      return std::nullopt;
     if (why)
       *why = reason.str();
     // A bad entry is removed so that the rebuild can publish a good one.
-    fs::remove_directories(dir, /*IgnoreErrors=*/true);
+    (void)discard(directory, dir);
     return std::nullopt;
   };
   SmallString<256> metaPath(dir);
@@ -141,6 +249,9 @@ std::optional<CacheEntry> DiskCache::load(StringRef key, std::string *why) {
   if (std::optional<StringRef> description =
           object->getString("description"))
     entry.description = description->str();
+  // The directory's time is the entry's last use (eviction goes by it); a
+  // cache we cannot write keeps the old time.
+  (void)::utimensat(AT_FDCWD, dir.c_str(), nullptr, 0);
   return entry;
 }
 
@@ -149,11 +260,17 @@ LogicalResult DiskCache::store(StringRef key, const CacheEntry &entry,
   std::string finalDir = getEntryDirectory(key);
   if (fs::is_directory(finalDir))
     return success();
+  // Nothing larger than the whole cap is kept (1 KiB for meta.json), nor
+  // an entry without a host object (it could not load).
+  if (entry.hostObject.empty() ||
+      static_cast<int64_t>(entry.hostObject.size() +
+                           entry.deviceBinary.size()) + 1024 > sizeLimit)
+    return success();
   // Stage beside the final location (same file system, so rename is
   // atomic), under a name no other writer uses.
   static std::atomic<unsigned> counter{0};
   SmallString<256> staging(directory);
-  path::append(staging, "staging",
+  path::append(staging, kStagingDir,
                key + "." + Twine(llvm::sys::Process::getProcessId()) + "." +
                    Twine(counter++));
   if (std::error_code ec = fs::create_directories(staging)) {
@@ -205,6 +322,7 @@ LogicalResult DiskCache::store(StringRef key, const CacheEntry &entry,
       *error = "cannot publish " + finalDir + ": " + ec.message();
     return failure();
   }
+  evict(sizeLimit, key);
   return success();
 }
 
@@ -225,19 +343,81 @@ static void forEachEntry(StringRef root,
   }
 }
 
+/// Bytes of the files directly in `dir`.
+static int64_t getDirectoryBytes(StringRef dir) {
+  int64_t bytes = 0;
+  std::error_code ec;
+  for (fs::directory_iterator file(dir, ec), end; !ec && file != end;
+       file.increment(ec)) {
+    uint64_t size = 0;
+    if (!fs::file_size(file->path(), size))
+      bytes += size;
+  }
+  return bytes;
+}
+
 DiskCache::Info DiskCache::getInfo() const {
   Info info;
+  info.limit = sizeLimit;
   forEachEntry(directory, [&](StringRef dir) {
     ++info.entries;
-    std::error_code ec;
-    for (fs::directory_iterator file(dir, ec), end; !ec && file != end;
-         file.increment(ec)) {
-      uint64_t size = 0;
-      if (!fs::file_size(file->path(), size))
-        info.bytes += size;
-    }
+    info.bytes += getDirectoryBytes(dir);
   });
   return info;
+}
+
+int64_t DiskCache::evict(int64_t limit, StringRef keep) {
+  auto now = std::chrono::system_clock::now();
+  // Writers that died left their staging directories; trash/ holds what a
+  // process died deleting.
+  SmallString<256> staging(directory), trash(directory);
+  path::append(staging, kStagingDir);
+  path::append(trash, kTrashDir);
+  std::error_code ec;
+  for (fs::directory_iterator it(staging, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    fs::file_status status;
+    if (!fs::status(it->path(), status) &&
+        now - status.getLastModificationTime() > kStaleStaging)
+      fs::remove_directories(it->path(), /*IgnoreErrors=*/true);
+  }
+  for (fs::directory_iterator it(trash, ec), end; !ec && it != end;
+       it.increment(ec))
+    fs::remove_directories(it->path(), /*IgnoreErrors=*/true);
+
+  struct Entry {
+    std::string dir;
+    int64_t bytes;
+    llvm::sys::TimePoint<> used;
+  };
+  std::vector<Entry> entries;
+  int64_t total = 0;
+  std::string kept = keep.empty() ? "" : getEntryDirectory(keep);
+  forEachEntry(directory, [&](StringRef dir) {
+    fs::file_status status;
+    if (fs::status(dir, status))
+      return;
+    entries.push_back({dir.str(), getDirectoryBytes(dir),
+                       status.getLastModificationTime()});
+    total += entries.back().bytes;
+  });
+  if (total <= limit)
+    return 0;
+  llvm::sort(entries, [](const Entry &a, const Entry &b) {
+    return std::tie(a.used, a.dir) < std::tie(b.used, b.dir);
+  });
+  int64_t evicted = 0;
+  for (const Entry &entry : entries) {
+    if (total <= limit)
+      break;
+    if (entry.dir == kept)
+      continue;
+    // Gone already (another process evicted it) counts as gone.
+    if (succeeded(discard(directory, entry.dir)))
+      ++evicted;
+    total -= entry.bytes;
+  }
+  return evicted;
 }
 
 int64_t DiskCache::clear() {
@@ -245,10 +425,12 @@ int64_t DiskCache::clear() {
   SmallVector<std::string> dirs;
   forEachEntry(directory, [&](StringRef dir) { dirs.push_back(dir.str()); });
   for (const std::string &dir : dirs)
-    if (!fs::remove_directories(dir, /*IgnoreErrors=*/true))
+    if (succeeded(discard(directory, dir)))
       ++removed;
-  SmallString<256> staging(directory);
-  path::append(staging, "staging");
-  fs::remove_directories(staging, /*IgnoreErrors=*/true);
+  for (StringRef name : {kStagingDir, kTrashDir}) {
+    SmallString<256> dir(directory);
+    path::append(dir, name);
+    fs::remove_directories(dir, /*IgnoreErrors=*/true);
+  }
   return removed;
 }

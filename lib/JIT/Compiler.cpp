@@ -375,13 +375,8 @@ Compiler::compileAndLoad(ModuleOp module, CacheEntry *entry,
     }
   }
   if (entry) {
-    SmallString<128> objectPath;
-    if (!llvm::sys::fs::createTemporaryFile("tile-host", "o", objectPath)) {
-      executable->engine->dumpToObjectFile(objectPath);
-      if (auto buffer = llvm::MemoryBuffer::getFile(objectPath))
-        entry->hostObject = (*buffer)->getBuffer().str();
-      llvm::sys::fs::remove(objectPath);
-    }
+    entry->hostObject = captureFileWrites(
+        [&](StringRef path) { executable->engine->dumpToObjectFile(path); });
     entry->deviceBinary = std::move(deviceBinary);
     entry->constructors = executable->constructors;
     entry->destructors = executable->destructors;

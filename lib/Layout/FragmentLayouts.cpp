@@ -126,6 +126,24 @@ Layout mlir::tile::tileAtom(const Layout &atom, const AtomTiling &tiling) {
   return makeFragment(dims, replicas);
 }
 
+namespace {
+/// The innermost-first thread distribution of getVectorizedFragment: how
+/// many of `threads` each dim of `shape` (the innermost counted in runs of
+/// `vector`) takes.
+SmallVector<int64_t> distributeThreads(ArrayRef<int64_t> shape, int64_t vector,
+                                       int64_t threads) {
+  SmallVector<int64_t> onThreads(shape.size(), 1);
+  for (int64_t d = shape.size() - 1; d >= 0 && threads > 1; --d) {
+    int64_t extent = shape[d];
+    if (d == static_cast<int64_t>(shape.size()) - 1)
+      extent /= vector;
+    onThreads[d] = std::gcd(extent, threads);
+    threads /= onThreads[d];
+  }
+  return onThreads;
+}
+} // namespace
+
 Layout mlir::tile::getVectorizedFragment(ArrayRef<int64_t> shape,
                                          unsigned elementBits,
                                          int64_t threads,
@@ -135,11 +153,30 @@ Layout mlir::tile::getVectorizedFragment(ArrayRef<int64_t> shape,
   while (vector > 1 && shape.back() % vector != 0)
     vector /= 2;
 
+  // Whole dims go to threads by gcd, so a thread count with few factors in
+  // common with the shape (33 threads for a 32 x 128 tile) would leave most
+  // elements on one thread: use the count up to `threads` that spreads the
+  // tile over the most threads (32 of the 33), the largest among equals.
+  SmallVector<int64_t> onThreads;
+  int64_t used = 0;
+  for (int64_t count = threads; count > used; --count) {
+    SmallVector<int64_t> candidate = distributeThreads(shape, vector, count);
+    int64_t product = 1;
+    for (int64_t n : candidate)
+      product *= n;
+    if (product > used) {
+      used = product;
+      onThreads = std::move(candidate);
+    }
+  }
+  if (onThreads.empty()) // `threads` < 1: everything on thread 0.
+    onThreads.assign(rank, 1);
+
   // Slot digits get provisional strides in the order slots should be
   // numbered (the vector innermost, then outward); compactOutput makes them
   // dense afterwards. Threads go to the innermost dims first.
   SmallVector<Layout::DimFactors> dims(rank);
-  int64_t freeThreads = threads, threadStride = 1;
+  int64_t threadStride = 1;
   int64_t slotOrder = 1;
   for (int64_t d = rank - 1; d >= 0; --d) {
     int64_t extent = shape[d];
@@ -148,18 +185,23 @@ Layout mlir::tile::getVectorizedFragment(ArrayRef<int64_t> shape,
       inner.push_back(s(vector, slotOrder++));
       extent /= vector;
     }
-    int64_t onThreads = std::gcd(extent, freeThreads);
-    if (onThreads > 1) {
-      inner.insert(inner.begin(), t(onThreads, threadStride));
-      threadStride *= onThreads;
-      freeThreads /= onThreads;
+    if (onThreads[d] > 1) {
+      inner.insert(inner.begin(), t(onThreads[d], threadStride));
+      threadStride *= onThreads[d];
     }
-    if (extent / onThreads > 1)
-      inner.insert(inner.begin(), s(extent / onThreads, slotOrder++));
+    if (extent / onThreads[d] > 1)
+      inner.insert(inner.begin(), s(extent / onThreads[d], slotOrder++));
     dims[d] = std::move(inner);
   }
   // The provisional slot strides rank the digits; make them dense.
   return makeFragment(dims).compactOutput(kSlotAxis);
+}
+
+int64_t mlir::tile::getRegistersPerThread(const Layout &fragment,
+                                          unsigned elementBits) {
+  // Sub-16-bit elements still take (at least) half a register each.
+  int64_t bits = std::max(elementBits, 16u);
+  return llvm::divideCeil(getSlotExtent(fragment) * bits, 32);
 }
 
 Layout mlir::tile::projectFragment(const Layout &fragment, unsigned dim) {

@@ -9,9 +9,14 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
+
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::tile::run;
@@ -160,6 +165,37 @@ FailureOr<HostArray> mlir::tile::run::readArray(StringRef path,
   return array;
 }
 
+/// Makes `array.data` hold its shape's elements, zeroed: fails with a
+/// message, before allocating, when the size overflows or passes the
+/// machine's memory, and when the allocation fails (never an abort).
+static LogicalResult allocateHostArray(HostArray &array, std::string &error) {
+  int64_t bytes = tile::jit::getByteWidth(array.type);
+  for (int64_t size : array.shape) {
+    if (llvm::MulOverflow(bytes, size, bytes)) {
+      error = "shape " + formatShape(array.shape) + " is too large: its " +
+              "size in bytes overflows";
+      return failure();
+    }
+  }
+  int64_t memory = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGE_SIZE);
+  if (memory > 0 && bytes > memory) {
+    error = "shape " + formatShape(array.shape) + " needs " +
+            std::to_string(bytes) + " bytes, more than this machine's " +
+            std::to_string(memory);
+    return failure();
+  }
+  // std::string reports failure by aborting: ask malloc first.
+  void *probe = std::malloc(std::max<int64_t>(bytes, 1));
+  if (!probe) {
+    error = "cannot allocate " + std::to_string(bytes) + " bytes for shape " +
+            formatShape(array.shape);
+    return failure();
+  }
+  std::free(probe);
+  array.data.assign(bytes, '\0');
+  return success();
+}
+
 FailureOr<HostArray> mlir::tile::run::materialize(const ArgSpec &spec,
                                                   std::string &error) {
   StringRef init = spec.init;
@@ -182,15 +218,16 @@ FailureOr<HostArray> mlir::tile::run::materialize(const ArgSpec &spec,
       return file;
     // Convert (e.g. f32 files for bf16 parameters: NumPy has no bf16).
     HostArray converted{spec.type, file->shape, {}};
-    converted.data.assign(file->getNumElements() * jit::getByteWidth(spec.type),
-                          '\0');
+    if (failed(allocateHostArray(converted, error)))
+      return failure();
     for (int64_t i = 0, e = file->getNumElements(); i < e; ++i)
       converted.set(i, file->get(i));
     return converted;
   }
   HostArray array{spec.type, spec.shape, {}};
+  if (failed(allocateHostArray(array, error)))
+    return failure();
   int64_t n = array.getNumElements();
-  array.data.assign(n * jit::getByteWidth(spec.type), '\0');
   if (spec.isScalar) {
     double value;
     if (init.getAsDouble(value)) {

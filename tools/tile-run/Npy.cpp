@@ -6,6 +6,8 @@
 
 #include "Npy.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -88,14 +90,18 @@ FailureOr<NpyArray> mlir::tile::run::readNpy(StringRef path,
     if (part.trim().getAsInteger(10, size) || size < 0)
       return fail("bad shape '(" + dims + ")'");
     array.shape.push_back(size);
-    elements *= size;
+    if (llvm::MulOverflow(elements, size, elements))
+      return fail("shape (" + dims + ") has too many elements");
   }
   int64_t itemSize;
   if (StringRef(array.dtype).drop_front().getAsInteger(10, itemSize) ||
       itemSize <= 0)
     return fail("bad dtype '" + array.dtype + "'");
   StringRef data = bytes.drop_front(headerStart + headerLength);
-  if (static_cast<int64_t>(data.size()) != elements * itemSize)
+  int64_t expected;
+  if (llvm::MulOverflow(elements, itemSize, expected))
+    return fail("shape (" + dims + ") has too many bytes");
+  if (static_cast<int64_t>(data.size()) != expected)
     return fail("holds " + Twine(data.size()) + " bytes of data, expected " +
                 Twine(elements * itemSize) + " for shape (" + dims + ")");
   array.data = data.str();

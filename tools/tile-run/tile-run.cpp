@@ -27,6 +27,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -389,7 +390,13 @@ int main(int argc, char **argv) {
   if (failed(kernel))
     return fail(error);
 
-  // Run.
+  // Run. Device buffers are freed on every way out (scripts/sanitize.sh
+  // found them leaked on errors).
+  llvm::scope_exit freeBuffers([&] {
+    for (Argument &arg : arguments)
+      if (arg.device)
+        device->free(arg.device);
+  });
   for (auto [i, arg] : llvm::enumerate(arguments)) {
     if (!arg.isMemRef)
       continue;
@@ -510,15 +517,16 @@ int main(int argc, char **argv) {
                  << jit::stringifyCacheResult(report.cache) << "\n";
     if (jit::DiskCache *cache = compiler.getDiskCache()) {
       jit::DiskCache::Info info = cache->getInfo();
+      std::string note;
+      jit::DiskCache::getDefaultSizeLimit(&note);
       llvm::outs() << "  cache: " << cache->getDirectory() << ": "
                    << info.entries << " entries, " << info.bytes
-                   << " bytes\n";
+                   << " bytes (limit " << info.limit << ")\n";
+      if (!note.empty())
+        llvm::outs() << "  cache: " << note << "\n";
     } else {
       llvm::outs() << "  cache: disk cache off\n";
     }
   }
-  for (Argument &arg : arguments)
-    if (arg.device)
-      device->free(arg.device);
   return allPassed ? 0 : kExitFailure;
 }

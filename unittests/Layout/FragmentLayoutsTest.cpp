@@ -177,19 +177,20 @@ TEST(FragmentLayoutsTest, VectorizedFragment) {
   // Shapes that are not powers of two still get a valid layout: every one of
   // the 6 x 10 elements has exactly one owner and the owners fill a dense
   // thread x slot box. Runs are 2 elements (the widest vector dividing 10);
-  // threads take the largest share of each dim that divides it and the
-  // threads left: none of the 5 runs of a row (gcd(5, 128) = 1), 2 of the 6
-  // rows (gcd(6, 128) = 2). So 2 threads of 30 slots each.
+  // dims go to threads whole (by gcd), and of the thread counts up to 128
+  // the one using the most threads is taken: 120 gives each of the 5 runs
+  // of a row and each of the 6 rows a thread (128 itself would give 2). So
+  // 30 threads of 2 slots each, thread = 5 * row + run.
   Layout odd = getVectorizedFragment({6, 10}, 32, 128);
   EXPECT_TRUE(odd.isBijective());
-  EXPECT_EQ(getThreadExtent(odd), 2);
-  EXPECT_EQ(getSlotExtent(odd), 30);
+  EXPECT_EQ(getThreadExtent(odd), 30);
+  EXPECT_EQ(getSlotExtent(odd), 2);
   std::set<std::pair<int64_t, int64_t>> owners;
   for (int64_t r = 0; r < 6; ++r)
     for (int64_t c = 0; c < 10; ++c) {
       SmallVector<int64_t> out = odd.apply({r, c, 0});
       owners.insert({out[kThreadAxis], out[kSlotAxis]});
-      EXPECT_EQ(out[kThreadAxis], r % 2) << "row " << r;
+      EXPECT_EQ(out[kThreadAxis], 5 * r + c / 2) << "row " << r;
       EXPECT_EQ(out[kSlotAxis] % 2, c % 2) << "runs of 2 are slots 0..1";
     }
   EXPECT_EQ(owners.size(), 60u);

@@ -63,10 +63,19 @@ struct AtomTiling {
 /// The block-level fragment: dim d is [warps_d, repeats_d, atom dim d].
 Layout tileAtom(const Layout &atom, const AtomTiling &tiling);
 
-/// A fragment spread over `threads`: runs of up to `vectorBits` along the
-/// innermost dim per thread, consecutive threads on consecutive runs.
+/// A fragment spread over up to `threads` threads: runs of up to
+/// `vectorBits` along the innermost dim per thread, consecutive threads on
+/// consecutive runs. Dims go to threads whole (by gcd); of the thread counts
+/// up to `threads`, the one that uses the most threads is taken, so that no
+/// thread count leaves the tile on a few threads (33 threads spread a
+/// 32 x 128 tile over 32).
 Layout getVectorizedFragment(ArrayRef<int64_t> shape, unsigned elementBits,
                              int64_t threads, unsigned vectorBits = 128);
+
+/// The 32-bit registers one thread needs to hold its slots of `fragment`
+/// (`elementBits` per element, at least 16: a register holds at most two).
+/// A lower bound: the compiler may need more, never fewer.
+int64_t getRegistersPerThread(const Layout &fragment, unsigned elementBits);
 
 /// The fragment that remains when logical dim `dim` of `fragment` is reduced
 /// away: its thread digits become replication (every thread that held part

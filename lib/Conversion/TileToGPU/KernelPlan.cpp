@@ -6,6 +6,8 @@
 
 #include "KernelPlan.h"
 
+#include "tile/Dialect/Tile/Transforms/CompileBounds.h"
+
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -18,7 +20,8 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
   KernelPlan plan;
   plan.target = target;
   plan.threads = kernel.getThreadsAttr().getInt();
-  if (failed(plan.planBuffers(kernel)))
+  if (failed(plan.planBuffers(kernel)) ||
+      failed(checkCompileBounds(kernel, target)))
     return failure();
 
   // Gemms and fragment copies, as layout inference planned them.

@@ -25,6 +25,8 @@
 
 #include "KernelContext.h"
 
+#include "tile/Dialect/Tile/Transforms/CompileBounds.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -113,6 +115,13 @@ std::string whyNotProducer(const KernelPlan &plan, PipelinedOp loop,
   ArrayRef<int64_t> shape = alloc.getType().getShape();
   if (shape.back() % chunk != 0)
     return "the tile's rows are not a whole number of 16-byte chunks";
+  if (int64_t rounds = llvm::divideCeil(alloc.getType().getNumElements() / chunk,
+                                       plan.threads) *
+                       loop.getNumStagesAttr().getInt();
+      rounds > kMaxUnrolledCopyRounds)
+    return "it would unroll " + std::to_string(rounds) +
+           " rounds of cp.async per thread, more than " +
+           std::to_string(kMaxUnrolledCopyRounds);
   if (auto pad = copy.getPadAttr(); pad && !isZero(pad))
     return "it pads with a value other than 0";
   const Layout &layout = plan.shared.find(alloc.getResult())->second.layout;

@@ -15,6 +15,7 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Dialect/Tile/Transforms/CompileBounds.h"
 #include "tile/Dialect/Tile/Transforms/Transforms.h"
 #include "tile/Layout/FragmentLayouts.h"
 #include "tile/Layout/FragmentTransfer.h"
@@ -301,7 +302,7 @@ LogicalResult LayoutInference::run() {
       break;
   }
   write();
-  return success();
+  return checkCompileBounds(kernel, target);
 }
 
 LogicalResult mlir::tile::inferLayouts(KernelOp kernel,

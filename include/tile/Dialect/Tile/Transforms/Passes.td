@@ -27,6 +27,9 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
                "Instruction families kernels may use (default: all the "
                "chip has): cp.async, ldmatrix, mma.sync, tma, wgmma, mfma">
   ];
+  // #tile.target lives in the tile dialect, loaded or not (a module without
+  // tile ops).
+  let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
 def TileInferLayouts : Pass<"tile-infer-layouts"> {
