@@ -95,8 +95,10 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
       set(Feature::CpAsync);
       set(Feature::MmaSync);
     }
-    if (version >= 90)
-      set(Feature::Tma);
+    // TMA pipelines are opt-in (list `tma` in the target's features): on
+    // an H100 (2026-11-23) their kernels still stop with an illegal
+    // instruction.
+
     // wgmma and setmaxnreg exist on sm_90a only (not sm_100a's successor).
     if (version == 90 && archSpecific)
       set(Feature::Wgmma);
@@ -142,7 +144,9 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
                   .str();
       return failure();
     }
-    if (!info->has(*feature)) {
+    bool optIn = *feature == Feature::Tma && info->isNVIDIA() &&
+                 info->version >= 90;
+    if (!info->has(*feature) && !optIn) {
       error = ("feature '" + name + "' does not exist on " + info->chip).str();
       return failure();
     }

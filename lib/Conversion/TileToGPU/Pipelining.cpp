@@ -722,6 +722,10 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     issue(b, ahead, writeStage, emptyParity, valid);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, readPhase,
                                          index(b, 10000000), readStage);
+  // Each thread leaves the wait on its own; warp-wide instructions (wgmma
+  // is .sync.aligned) need the warp converged again.
+  NVVM::SyncWarpOp::create(
+      b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
 
   auto release = [&](OpBuilder &rb, Value stage) {
     nvgpu::MBarrierArriveOp::create(

@@ -26,6 +26,12 @@ struct TileAttachTargetPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    // A module that names its own target for this chip keeps it (with its
+    // features), unless features are given here.
+    if (auto existing =
+            module->getAttrOfType<TargetAttr>(TargetAttr::getAttrName());
+        existing && existing.getChip() == chip && features.empty())
+      return;
     ArrayAttr featureList;
     if (!features.empty()) {
       SmallVector<Attribute> names;
