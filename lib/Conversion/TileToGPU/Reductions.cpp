@@ -183,8 +183,11 @@ LogicalResult reduceFragment(const KernelContext &k, OpBuilder &b, ReduceOp op,
                                 k.constant(b, loc, radix)));
       radix *= f.size;
     }
-    // One writer per (combination, element): shuffled digits at zero.
-    Value writer;
+    // One writer per (combination, element): a thread of the source
+    // layout (threads past it hold nothing and would write garbage over a
+    // holder's partial), with its shuffled digits at zero.
+    Value writer = k.ownsSlot(b, loc, src.layout, /*slot=*/0,
+                              /*firstCopyOnly=*/true);
     for (const LayoutFactor &f : digits.shuffled) {
       Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          digitOf(k, b, loc, f),
