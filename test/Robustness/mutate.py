@@ -108,8 +108,7 @@ def chunks_of(path):
 
 INTS = [0, 1, 2, 3, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127,
         128, 129, 255, 256, 1000, 4096, -1, -16, 2**31 - 1, -2**31, 2**40]
-# No 0: zero-size dims are a known crash (known-crash-zero-dim.mlir).
-DIMS = ["1", "2", "3", "4", "5", "7", "8", "15", "16", "17", "24", "31",
+DIMS = ["0", "1", "2", "3", "4", "5", "7", "8", "15", "16", "17", "24", "31",
         "32", "33", "48", "63", "64", "65", "96", "128", "129", "256", "?"]
 # (Larger dims only make the GPU lowering, which unrolls each thread's
 # slots, print tens of megabytes; they add time, not coverage.)

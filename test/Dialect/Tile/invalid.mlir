@@ -225,6 +225,16 @@ func.func @f() {
 
 func.func @f() {
   tile.kernel grid(%a) in (1) threads(32) {
+    // expected-error @+1 {{expects every dim of the buffer to be positive, got 'memref<64x0xf16, #gpu.address_space<workgroup>>'}}
+    %s = tile.alloc_shared : memref<64x0xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(32) {
     // expected-error @+1 {{result #0 must be statically shaped memref of any type values}}
     %s = tile.alloc_shared : memref<?xf32, #gpu.address_space<workgroup>>
   }

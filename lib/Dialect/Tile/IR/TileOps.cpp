@@ -210,6 +210,9 @@ LogicalResult AllocSharedOp::verify() {
   if (!type.getElementType().isIntOrFloat())
     return emitOpError("expects an integer or float element type, got ")
            << type.getElementType();
+  if (llvm::any_of(type.getShape(), [](int64_t size) { return size <= 0; }))
+    return emitOpError("expects every dim of the buffer to be positive, got ")
+           << type;
   return verifyBufferLayout(*this, getLayoutAttr(), type.getShape(),
                             type.getElementType(), /*wantFragment=*/false);
 }
