@@ -1,0 +1,372 @@
+//===- CpAsyncPipeline.cpp - Pipelines filled with cp.async ------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A tile.pipelined loop with `stages(s)`, s >= 2, whose body starts by
+// copying global tiles into shared buffers (the producers) runs those copies
+// s - 1 iterations ahead of the rest of the body (the consumers), as
+// cp.async into s copies of each buffer:
+//
+//   prologue:   issue(iteration 0 .. s-2); commit a group each
+//   iteration j: wait until at most s - 2 groups are in flight (j's landed)
+//                barrier (j's data visible; j - 1's reads done)
+//                issue(j + s - 1) into stage (j + s - 1) % s; commit
+//                consumers read stage j % s
+//
+// Copies past the last iteration are issued with 0 source bytes, so every
+// iteration commits one group and the arithmetic stays uniform. cp.async
+// moves 16-byte chunks, which needs the global tensor's rows and the tile's
+// origin aligned to 16 bytes; a uniform run-time test picks between the
+// pipelined loop and the loop as written, lowered plainly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PipelineStrategies.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+#include "tile/Dialect/Tile/Transforms/CompileBounds.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+/// Bytes one cp.async moves.
+static constexpr int64_t kChunkBytes = 16;
+
+namespace {
+
+bool isZero(TypedAttr attr) {
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValue().isZero() && !f.getValue().isNegative();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// Elements per 16-byte chunk of `copy`'s source (whole bytes dividing 16).
+int64_t getChunk(CopyOp copy) {
+  Type element = cast<MemRefType>(copy.getSource().getType()).getElementType();
+  return kChunkBytes / (element.getIntOrFloatBitWidth() / 8);
+}
+
+/// i1 (folded to a constant where possible), uniform over the block:
+/// `v`, computed in `loop`'s body, is a multiple of `n` in every iteration.
+/// Built before the loop: only values from outside it are tested at run
+/// time.
+Value buildMultipleOf(KernelContext &k, OpBuilder &b, Location loc,
+                      PipelinedOp loop, Value v, int64_t n) {
+  auto constant = [&](bool value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), value);
+  };
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return constant(*c % n == 0);
+  if (!loop.getBody().isAncestor(v.getParentRegion()))
+    return isMultipleOf(b, loc, v, n);
+  if (v == loop.getInductionVar())
+    return b.createOrFold<arith::AndIOp>(
+        loc, buildMultipleOf(k, b, loc, loop, loop.getLower(), n),
+        buildMultipleOf(k, b, loc, loop, loop.getStep(), n));
+  Operation *op = v.getDefiningOp();
+  if (isa_and_nonnull<arith::MulIOp>(op))
+    return b.createOrFold<arith::OrIOp>(
+        loc, buildMultipleOf(k, b, loc, loop, op->getOperand(0), n),
+        buildMultipleOf(k, b, loc, loop, op->getOperand(1), n));
+  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+    return b.createOrFold<arith::AndIOp>(
+        loc, buildMultipleOf(k, b, loc, loop, op->getOperand(0), n),
+        buildMultipleOf(k, b, loc, loop, op->getOperand(1), n));
+  return constant(false);
+}
+
+} // namespace
+
+/// Why `copy` cannot be a producer of `loop` (empty when it can be).
+std::string mlir::tile::gpu_lowering::whyNotCpAsyncProducer(
+    const KernelPlan &plan, PipelinedOp loop, CopyOp copy) {
+  Block &body = loop.getBody().front();
+  if (copy->getBlock() != &body)
+    return "it is nested in another op";
+  if (copy.getGlobal() != copy.getSource())
+    return "it does not read global memory";
+  auto alloc = copy.getDest().getDefiningOp<AllocSharedOp>();
+  if (!alloc)
+    return "it does not write a shared buffer";
+  if (loop->isAncestor(alloc))
+    return "its shared buffer is allocated inside the loop";
+  auto globalType = cast<MemRefType>(copy.getSource().getType());
+  Type element = globalType.getElementType();
+  if (element != alloc.getType().getElementType())
+    return "it converts element types";
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
+      kChunkBytes % (element.getIntOrFloatBitWidth() / 8) != 0)
+    return "its element type is not a whole number of bytes dividing 16";
+  int64_t chunk = getChunk(copy);
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(globalType.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1)
+    return "the global tensor's innermost stride is not 1";
+  ArrayRef<int64_t> shape = alloc.getType().getShape();
+  if (shape.back() % chunk != 0)
+    return "the tile's rows are not a whole number of 16-byte chunks";
+  if (int64_t rounds = llvm::divideCeil(alloc.getType().getNumElements() / chunk,
+                                       plan.threads) *
+                       loop.getNumStagesAttr().getInt();
+      rounds > kMaxUnrolledCopyRounds)
+    return "it would unroll " + std::to_string(rounds) +
+           " rounds of cp.async per thread, more than " +
+           std::to_string(kMaxUnrolledCopyRounds);
+  if (auto pad = copy.getPadAttr(); pad && !isZero(pad))
+    return "it pads with a value other than 0";
+  const Layout &layout = plan.shared.find(alloc.getResult())->second.layout;
+  if (failed(layout.rescale(layout.getInRank() - 1, chunk)) ||
+      layout.getOutExtents()[0] % chunk != 0)
+    return "the shared layout does not keep 16-byte chunks contiguous";
+  if (failed(getOffsetSlice(loop, copy)))
+    return "its offsets depend on more than index arithmetic in the loop";
+  // Every other use of the buffer is later in this loop's body.
+  for (Operation *user : copy.getDest().getUsers()) {
+    if (user == copy)
+      continue;
+    if (!loop->isProperAncestor(user))
+      return "its shared buffer is also used outside the loop";
+    if (!copy->isBeforeInBlock(body.findAncestorOpInBlock(*user)))
+      return "its shared buffer is used before it in the loop body";
+  }
+  // The loop does not write the tensor it reads.
+  WalkResult writes = loop.walk([&](Operation *op) {
+    if (auto other = dyn_cast<CopyOp>(op);
+        other && other.getDest() == copy.getSource())
+      return WalkResult::interrupt();
+    if (auto add = dyn_cast<AtomicAddOp>(op);
+        add && add.getDest() == copy.getSource())
+      return WalkResult::interrupt();
+    if (auto store = dyn_cast<StoreOp>(op);
+        store && store.getBuffer() == copy.getSource())
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (writes.wasInterrupted())
+    return "the loop also writes the tensor it reads";
+  return "";
+}
+
+
+/// i1: every chunk `copy` moves starts 16-byte aligned in global memory in
+/// every iteration.
+Value mlir::tile::gpu_lowering::buildChunkAlignment(KernelContext &k,
+                                                   OpBuilder &b, Location loc,
+                                                   PipelinedOp loop,
+                                                   CopyOp copy) {
+  int64_t chunk = getChunk(copy);
+  Value ok = areRowsAligned(b, loc, copy.getSource(), chunk);
+  Value origin = getValueOrCreateConstantIndexOp(
+      b, loc, copy.getMixedOffsets().back());
+  Value originOk = buildMultipleOf(k, b, loc, loop, origin, chunk);
+  return b.createOrFold<arith::AndIOp>(loc, ok, originOk);
+}
+
+namespace {
+
+class PipelineBuilder {
+public:
+  PipelineBuilder(KernelContext &k, PatternRewriter &rewriter,
+                  PipelinedOp loop, const PipelinePlan &plan)
+      : k(k), rewriter(rewriter), loop(loop), plan(plan), loc(loop.getLoc()) {}
+
+  /// Builds the pipelined loop at `b`'s insertion point.
+  LogicalResult build(OpBuilder &b);
+
+private:
+  /// Issues every producer's copies for iteration `iteration` into stage
+  /// `stage` (0 source bytes unless `valid`); returns the group's token.
+  Value issue(OpBuilder &b, Value iteration, Value stage, Value valid);
+  void issueCopy(OpBuilder &b, CopyOp copy, Value iteration, Value stage,
+                 Value valid, SmallVectorImpl<Value> &tokens);
+
+  KernelContext &k;
+  PatternRewriter &rewriter;
+  PipelinedOp loop;
+  const PipelinePlan &plan;
+  Location loc;
+};
+
+Value PipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
+                             Value valid) {
+  SmallVector<Value> tokens;
+  for (CopyOp copy : plan.producers)
+    issueCopy(b, copy, iteration, stage, valid, tokens);
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+}
+
+void PipelineBuilder::issueCopy(OpBuilder &b, CopyOp copy, Value iteration,
+                                Value stage, Value valid,
+                                SmallVectorImpl<Value> &tokens) {
+  // The tile's origin in this iteration.
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iteration);
+  SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
+  for (Operation *op : slice)
+    b.clone(*op, mapping);
+  SmallVector<Value> origin;
+  for (OpFoldResult offset : copy.getMixedOffsets())
+    origin.push_back(isa<Value>(offset)
+                         ? mapping.lookupOrDefault(cast<Value>(offset))
+                         : k.constant(b, loc, *getConstantIntValue(offset)));
+
+  SharedStorage buffer = k.shared.lookup(copy.getDest());
+  buffer.stageOffset = arith::MulIOp::create(
+      b, loc, stage, k.constant(b, loc, buffer.stageElements));
+  int64_t chunk = getChunk(copy);
+  Value global = copy.getSource();
+  SmallVector<int64_t> shape(buffer.type.getShape());
+  shape.back() /= chunk;
+  int64_t chunks = ShapedType::getNumElements(shape);
+  Value zero = k.constant(b, loc, 0);
+  Value chunkSize = k.constant(b, loc, chunk);
+  auto dstElements = b.getIndexAttr(chunk);
+  // Chunks dealt round-robin; a thread with no chunk left repeats the last
+  // one (the same bytes to the same place) instead of branching.
+  for (int64_t round = 0, rounds = llvm::divideCeil(chunks, k.threads);
+       round < rounds; ++round) {
+    Value linear = arith::AddIOp::create(
+        b, loc, k.threadId, k.constant(b, loc, round * k.threads));
+    if ((round + 1) * k.threads > chunks)
+      linear = arith::MinUIOp::create(b, loc, linear,
+                                      k.constant(b, loc, chunks - 1));
+    SmallVector<Value> index = delinearize(b, loc, linear, shape);
+    index.back() = arith::MulIOp::create(b, loc, index.back(), chunkSize);
+
+    // Source bytes: the part of the chunk inside the tensor (the rest is
+    // zero-filled), none for rows outside it or iterations past the end.
+    SmallVector<Value> at;
+    Value inside = valid;
+    for (auto [d, pair] : llvm::enumerate(llvm::zip(origin, index))) {
+      at.push_back(arith::AddIOp::create(b, loc, std::get<0>(pair),
+                                         std::get<1>(pair)));
+      if (d + 1 == index.size())
+        continue;
+      Value size = memref::DimOp::create(b, loc, global, d);
+      inside = arith::AndIOp::create(
+          b, loc, inside,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at.back(),
+                                size));
+    }
+    Value columns = arith::SubIOp::create(
+        b, loc, memref::DimOp::create(b, loc, global, index.size() - 1),
+        at.back());
+    Value count = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, columns, zero), chunkSize);
+    count = arith::SelectOp::create(b, loc, inside, count, zero);
+
+    Value dst = k.sharedOffset(b, loc, buffer, index);
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
+        buffer.memory, ValueRange{dst}, global, at, dstElements, count,
+        /*bypassL1=*/b.getUnitAttr()));
+  }
+}
+
+LogicalResult PipelineBuilder::build(OpBuilder &b) {
+  int64_t stages = plan.stages;
+  Value lower = loop.getLower(), upper = loop.getUpper(),
+        step = loop.getStep();
+
+  // Prologue: iterations 0 .. s-2 into stages 0 .. s-2, after a barrier:
+  // the buffers may share memory with ones read before the loop.
+  k.barrier(b, loc);
+  Value group;
+  for (int64_t i = 0; i + 1 < stages; ++i) {
+    Value iteration = arith::AddIOp::create(
+        b, loc, lower,
+        arith::MulIOp::create(b, loc, step, k.constant(b, loc, i)));
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        iteration, upper);
+    group = issue(b, iteration, k.constant(b, loc, i), valid);
+  }
+
+  // The stages iteration j reads (j % s) and fills (j + s - 1) % s, carried
+  // through the loop rather than divided out of the induction variable.
+  auto next = [&](OpBuilder &nb, Location l, Value stage) -> Value {
+    Value plusOne = arith::AddIOp::create(nb, l, stage, k.constant(nb, l, 1));
+    Value wraps = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                        plusOne, k.constant(nb, l, stages));
+    return arith::SelectOp::create(nb, l, wraps, k.constant(nb, l, 0),
+                                   plusOne);
+  };
+  auto forOp = scf::ForOp::create(
+      b, loc, lower, upper, step,
+      ValueRange{k.constant(b, loc, 0), k.constant(b, loc, stages - 1)},
+      [&](OpBuilder &nb, Location l, Value, ValueRange stagesNow) {
+        scf::YieldOp::create(nb, l,
+                             ValueRange{next(nb, l, stagesNow[0]),
+                                        next(nb, l, stagesNow[1])});
+      });
+  OpBuilder::InsertionGuard guard(b);
+  Operation *end = forOp.getBody()->getTerminator();
+  b.setInsertionPoint(end->getOperand(0).getDefiningOp());
+  Value iv = forOp.getInductionVar();
+  Value readStage = forOp.getRegionIterArg(0);
+  Value writeStage = forOp.getRegionIterArg(1);
+
+  // Iteration j's group has landed once at most s - 2 newer ones are in
+  // flight; the barrier publishes it to every thread (and the tensor
+  // cores) and also ends every thread's reads of iteration j - 1's stage,
+  // which is refilled next.
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
+                                   b.getI32IntegerAttr(stages - 2));
+  k.publishShared(b, loc);
+  Value ahead = arith::AddIOp::create(
+      b, loc, iv,
+      arith::MulIOp::create(b, loc, step, k.constant(b, loc, stages - 1)));
+  Value valid =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, upper);
+  issue(b, ahead, writeStage, valid);
+
+  SmallVector<Value> buffers;
+  for (CopyOp copy : plan.producers) {
+    SharedStorage &buffer = k.shared[copy.getDest()];
+    buffer.stageOffset = arith::MulIOp::create(
+        b, loc, readStage, k.constant(b, loc, buffer.stageElements));
+    buffers.push_back(copy.getDest());
+  }
+  rewriter.inlineBlockBefore(&loop.getBody().front(),
+                             end->getOperand(0).getDefiningOp(),
+                               ValueRange{iv});
+  for (CopyOp copy : plan.producers)
+    rewriter.eraseOp(copy);
+  // The producers' offset computations may be dead now; canonicalization
+  // removes them.
+  LogicalResult status = k.lowerBlock(*forOp.getBody(), rewriter);
+  for (Value buffer : buffers)
+    k.shared[buffer].stageOffset = Value();
+  if (failed(status))
+    return failure();
+
+  // Nothing may land after the loop, and the buffers may be reused.
+  b.setInsertionPointAfter(forOp);
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(0));
+  k.barrier(b, loc);
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::tile::gpu_lowering::buildCpAsyncPipeline(
+    KernelContext &k, PatternRewriter &rewriter, PipelinedOp loop,
+    const PipelinePlan &plan, OpBuilder &b) {
+  return PipelineBuilder(k, rewriter, loop, plan).build(b);
+}

@@ -1,0 +1,69 @@
+//===- PipelineStrategies.h - How pipelines fill their stages ---*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to convert-tile-to-gpu. A software-pipelined loop's producers
+// (global-to-shared copies run ahead of their consumers) fill the loop's
+// stages with one of two copy strategies, each in a file of its own:
+//
+//   cp.async (CpAsyncPipeline.cpp, sm_80+): every thread copies 16-byte
+//     chunks; commit groups, wait_group and a block barrier per iteration.
+//   TMA (TmaPipeline.cpp, sm_90): one thread issues bulk tensor copies that
+//     complete on the stage's mbarrier; consumers wait on its phase and give
+//     the stage back through a second mbarrier.
+//
+// Pipelining.cpp plans the loops and picks, at run time, between the
+// versions a loop has (TMA, cp.async, as written).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_CONVERSION_TILETOGPU_STRATEGIES_PIPELINESTRATEGIES_H
+#define TILE_LIB_CONVERSION_TILETOGPU_STRATEGIES_PIPELINESTRATEGIES_H
+
+#include "../KernelContext.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::tile::gpu_lowering {
+
+/// The ops of `loop`'s body that `copy`'s offsets are computed from, in
+/// order; failure when one of them is not a pure op without regions.
+FailureOr<SetVector<Operation *>> getOffsetSlice(PipelinedOp loop,
+                                                 CopyOp copy);
+
+//===----------------------------------------------------------------------===//
+// cp.async
+//===----------------------------------------------------------------------===//
+
+/// Why `copy` cannot be a cp.async producer of `loop` (empty when it can
+/// be).
+std::string whyNotCpAsyncProducer(const KernelPlan &plan, PipelinedOp loop,
+                                  CopyOp copy);
+/// i1, uniform over the block: every chunk `copy` moves starts 16-byte
+/// aligned in global memory in every iteration.
+Value buildChunkAlignment(KernelContext &k, OpBuilder &b, Location loc,
+                          PipelinedOp loop, CopyOp copy);
+/// Builds the cp.async version of `loop` at `b`'s insertion point.
+LogicalResult buildCpAsyncPipeline(KernelContext &k, PatternRewriter &rewriter,
+                                   PipelinedOp loop, const PipelinePlan &plan,
+                                   OpBuilder &b);
+
+//===----------------------------------------------------------------------===//
+// TMA
+//===----------------------------------------------------------------------===//
+
+/// Whether `copy`, a producer of `loop`, can be a TMA load.
+bool isTmaProducer(const KernelPlan &plan, PipelinedOp loop, CopyOp copy);
+/// Whether `gemm` may stay in flight across iterations of `loop`'s TMA
+/// version.
+bool canStayInFlight(const KernelPlan &plan, PipelinedOp loop, GemmOp gemm);
+/// Builds the TMA version of `loop` at `b`'s insertion point.
+LogicalResult buildTmaPipeline(KernelContext &k, PatternRewriter &rewriter,
+                               PipelinedOp loop, const PipelinePlan &plan,
+                               OpBuilder &b);
+
+} // namespace mlir::tile::gpu_lowering
+
+#endif // TILE_LIB_CONVERSION_TILETOGPU_STRATEGIES_PIPELINESTRATEGIES_H

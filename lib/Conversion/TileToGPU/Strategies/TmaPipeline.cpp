@@ -1,0 +1,431 @@
+//===- TmaPipeline.cpp - Pipelines filled with TMA ---------------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The TMA version of a pipelined loop (sm_90): the host encodes one tensor
+// map per producer (a 2-d tensor defined outside the kernel; one box per
+// swizzle panel of its tile); in the kernel, thread 0 fills each stage with
+// bulk tensor copies completing on the stage's `full` mbarrier, every
+// thread waits on its phase, reads the stage and arrives on its `empty`
+// mbarrier, on which the filling thread waits before refilling it. A wgmma
+// gemm whose accumulator nothing else touches stays in flight across
+// iterations. Opt-in (`tma` in the target's features).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PipelineStrategies.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+/// The CUtensorMapDataType of a TMA element type (by size: TMA moves
+/// bytes), or -1.
+int64_t getTensorMapDataType(Type type) {
+  if (type.isF16())
+    return 6;
+  if (type.isBF16())
+    return 9;
+  if (type.isF32())
+    return 7;
+  if (type.isF64())
+    return 8;
+  switch (type.getIntOrFloatBitWidth()) {
+  case 8:
+    return 0;
+  case 16:
+    return 1;
+  case 32:
+    return 2;
+  case 64:
+    return 4;
+  default:
+    return -1;
+  }
+}
+
+/// How a TMA producer's tile is moved: `loads` boxes of `rows` x `columns`
+/// elements, one per swizzle panel (or one for a row-major tile).
+struct TmaBox {
+  int64_t rows, columns, loads;
+  int64_t swizzleBytes; // 0: none
+};
+
+std::optional<TmaBox> getTmaBox(const SharedBufferPlan &buffer) {
+  ArrayRef<int64_t> shape = buffer.type.getShape();
+  int64_t bytes = buffer.type.getElementTypeBitWidth() / 8;
+  if (shape.size() != 2 || bytes == 0)
+    return std::nullopt;
+  TmaBox box{shape[0], shape[1], 1, 0};
+  const Layout &layout = buffer.layout;
+  if (std::optional<Swizzle> swizzle = layout.getSwizzle()) {
+    std::optional<int64_t> mode = swizzle->getModeBytes(bytes);
+    if (!mode)
+      return std::nullopt;
+    box.swizzleBytes = *mode;
+    box.columns = *mode / bytes;
+    box.loads = shape[1] / box.columns;
+  } else if (layout != Layout::rowMajor(shape)) {
+    return std::nullopt;
+  }
+  if (box.rows > 256 || box.columns > 256 || (box.columns * bytes) % 16 != 0)
+    return std::nullopt;
+  return box;
+}
+
+} // namespace
+
+/// Whether `gemm`, in `loop`'s body, may run on while the loop goes on: a
+/// wgmma reading A and B from shared memory whose accumulator no other op
+/// of the loop touches (so only the next gemm, which the hardware orders
+/// after it, and code after the loop read it).
+bool mlir::tile::gpu_lowering::canStayInFlight(const KernelPlan &plan,
+                                               PipelinedOp loop, GemmOp gemm) {
+  const GemmPlan &gemmPlan = plan.gemms.find(gemm)->second;
+  if (gemmPlan.instruction != GemmInstruction::Wgmma ||
+      !gemmPlan.aFromShared || gemm.getClearAccum())
+    return false;
+  return llvm::all_of(gemm.getC().getUsers(), [&](Operation *user) {
+    return user == gemm || !loop->isAncestor(user);
+  });
+}
+
+/// Whether `copy`, a producer of `loop`, can be a TMA load: a 2-d global
+/// tensor defined outside the kernel (so that the host can describe it)
+/// with unit innermost stride, into a row-major or swizzled tile.
+bool mlir::tile::gpu_lowering::isTmaProducer(const KernelPlan &plan,
+                                             PipelinedOp loop, CopyOp copy) {
+  Value global = copy.getSource();
+  auto kernel = loop->getParentOfType<KernelOp>();
+  if (kernel->isAncestor(global.getParentRegion()->getParentOp()))
+    return false;
+  auto type = cast<MemRefType>(global.getType());
+  if (type.getRank() != 2 || getTensorMapDataType(type.getElementType()) < 0)
+    return false;
+  return getTmaBox(plan.shared.find(copy.getDest())->second).has_value();
+}
+
+namespace {
+
+/// The TMA version of a pipelined loop: one thread fills each stage with
+/// bulk tensor copies that complete on the stage's `full` mbarrier (with
+/// the stage's byte count); every thread waits on it, reads the stage, and
+/// arrives on the stage's `empty` mbarrier, on which the filling thread
+/// waits before refilling it. Phases alternate each time a stage comes
+/// round again; no block-wide barrier runs in the loop.
+class TmaPipelineBuilder {
+public:
+  TmaPipelineBuilder(KernelContext &k, PatternRewriter &rewriter,
+                     PipelinedOp loop, const PipelinePlan &plan)
+      : k(k), rewriter(rewriter), loop(loop), plan(plan), loc(loop.getLoc()) {}
+
+  LogicalResult build(OpBuilder &b);
+
+private:
+  /// Thread 0 fills stage `stage` with iteration `iteration`'s tiles, after
+  /// waiting for its consumers unless `firstFill`.
+  void issue(OpBuilder &b, Value iteration, Value stage, Value emptyParity,
+             Value valid);
+  Value index(OpBuilder &b, int64_t v) { return k.constant(b, loc, v); }
+
+  KernelContext &k;
+  PatternRewriter &rewriter;
+  PipelinedOp loop;
+  const PipelinePlan &plan;
+  Location loc;
+  Value barriers;
+  Value isLeader;
+  int64_t stageBytes = 0;
+};
+
+void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
+                               Value emptyParity, Value valid) {
+  Value go = arith::AndIOp::create(b, loc, isLeader, valid);
+  scf::IfOp::create(b, loc, go, [&](OpBuilder &then, Location l) {
+    int64_t stages = plan.stages;
+    if (emptyParity)
+      nvgpu::MBarrierTryWaitParityOp::create(
+          then, l, barriers, emptyParity, index(then, 10000000),
+          arith::AddIOp::create(then, l, stage, index(then, stages)));
+    nvgpu::MBarrierArriveExpectTxOp::create(then, l, barriers,
+                                            index(then, stageBytes), stage,
+                                            /*predicate=*/Value());
+    for (CopyOp copy : plan.producers) {
+      // The tile's origin in this iteration.
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(), iteration);
+      SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
+      for (Operation *op : slice)
+        then.clone(*op, mapping);
+      SmallVector<Value> origin;
+      for (OpFoldResult offset : copy.getMixedOffsets())
+        origin.push_back(
+            isa<Value>(offset)
+                ? mapping.lookupOrDefault(cast<Value>(offset))
+                : index(then, *getConstantIntValue(offset)));
+      const SharedBufferPlan &buffer =
+          k.plan.shared.find(copy.getDest())->second;
+      TmaBox box = *getTmaBox(buffer);
+      Type element = buffer.type.getElementType();
+      int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+      auto boxType = MemRefType::get(
+          {box.rows, box.columns}, element, MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(then.getContext(),
+                                     gpu::AddressSpace::Workgroup));
+      Value stageStart = arith::AddIOp::create(
+          then, l, index(then, buffer.offset),
+          arith::MulIOp::create(then, l, stage,
+                                index(then, buffer.stageElements * bytes)));
+      for (int64_t p = 0; p < box.loads; ++p) {
+        Value at = arith::AddIOp::create(
+            then, l, stageStart,
+            index(then, p * box.rows * box.columns * bytes));
+        Value dst = memref::ViewOp::create(then, l, boxType, k.dynamicShared,
+                                           k.sharedByteOffset(then, l, at),
+                                           ValueRange());
+        Value column = arith::AddIOp::create(
+            then, l, origin[1], index(then, p * box.columns));
+        // Coordinates innermost first, as the tensor map's dims.
+        auto [pointer, descriptorType] = k.tensorMaps.lookup(copy);
+        Value descriptor = UnrealizedConversionCastOp::create(
+                               then, l, descriptorType, pointer)
+                               .getResult(0);
+        nvgpu::TmaAsyncLoadOp::create(
+            then, l, dst, barriers, descriptor,
+            ValueRange{column, origin[0]}, stage, /*multicastMask=*/Value(),
+            /*predicate=*/Value());
+      }
+    }
+    scf::YieldOp::create(then, l);
+  });
+}
+
+LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
+  int64_t stages = plan.stages;
+  Value lower = loop.getLower(), upper = loop.getUpper(),
+        step = loop.getStep();
+  for (CopyOp copy : plan.producers) {
+    const SharedBufferPlan &buffer = k.plan.shared.find(copy.getDest())->second;
+    stageBytes += buffer.stageElements *
+                  (buffer.type.getElementTypeBitWidth() / 8);
+  }
+  MLIRContext *context = b.getContext();
+  auto barrierType = nvgpu::MBarrierGroupType::get(
+      context,
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup),
+      2 * stages);
+  barriers = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
+  isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   k.threadId, index(b, 0));
+
+  // Thread 0 sets up the barriers: `full` i (one arrival, plus the bytes),
+  // `empty` i (every thread). The stages may reuse memory other buffers
+  // used through the generic proxy: fence it before the copy engine writes.
+  k.barrier(b, loc);
+  scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &then, Location l) {
+    for (int64_t i = 0; i < 2 * stages; ++i)
+      nvgpu::MBarrierInitOp::create(
+          then, l, barriers, index(then, i < stages ? 1 : k.threads),
+          index(then, i), /*predicate=*/Value());
+    NVVM::FenceProxyOp::create(
+        then, l, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    scf::YieldOp::create(then, l);
+  });
+  k.barrier(b, loc);
+
+  // Prologue: iterations 0 .. s-2 into stages 0 .. s-2 (first fills: no
+  // consumer to wait for).
+  for (int64_t i = 0; i + 1 < stages; ++i) {
+    Value iteration = arith::AddIOp::create(
+        b, loc, lower, arith::MulIOp::create(b, loc, step, index(b, i)));
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        iteration, upper);
+    issue(b, iteration, index(b, i), Value(), valid);
+  }
+
+  // Carried: the stage iteration j reads and its `full` phase, the stage it
+  // fills for iteration j + s - 1 and the phase of that fill (the k-th fill
+  // of a stage waits for the consumers' k-th arrival, parity k - 1).
+  auto i1 = [&](OpBuilder &nb, bool v) -> Value {
+    return arith::ConstantIntOp::create(nb, loc, nb.getI1Type(), v);
+  };
+  auto advance = [&](OpBuilder &nb, Location l, Value stage, Value phase) {
+    Value plusOne = arith::AddIOp::create(nb, l, stage, index(nb, 1));
+    Value wraps = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                        plusOne, index(nb, stages));
+    return std::make_pair(
+        arith::SelectOp::create(nb, l, wraps, index(nb, 0), plusOne)
+            .getResult(),
+        arith::XOrIOp::create(nb, l, phase, wraps).getResult());
+  };
+  auto forOp = scf::ForOp::create(
+      b, loc, lower, upper, step,
+      ValueRange{index(b, 0), i1(b, false), index(b, stages - 1),
+                 i1(b, false)},
+      [&](OpBuilder &nb, Location l, Value, ValueRange carried) {
+        auto [readStage, readPhase] = advance(nb, l, carried[0], carried[1]);
+        auto [writeStage, writePhase] =
+            advance(nb, l, carried[2], carried[3]);
+        scf::YieldOp::create(
+            nb, l, ValueRange{readStage, readPhase, writeStage, writePhase});
+      });
+  OpBuilder::InsertionGuard guard(b);
+  Operation *end = forOp.getBody()->getTerminator();
+  Operation *firstOfYield = end->getOperand(0).getDefiningOp();
+  // The yield's operands are computed at the end of the body; the body
+  // goes before them.
+  for (Value operand : end->getOperands())
+    if (Operation *def = operand.getDefiningOp();
+        def && def->getBlock() == forOp.getBody() &&
+        def->isBeforeInBlock(firstOfYield))
+      firstOfYield = def;
+  b.setInsertionPoint(firstOfYield);
+  Value iv = forOp.getInductionVar();
+  Value readStage = forOp.getRegionIterArg(0);
+  Value readPhase = forOp.getRegionIterArg(1);
+  Value writeStage = forOp.getRegionIterArg(2);
+  Value writePhase = forOp.getRegionIterArg(3);
+
+  Value ahead = arith::AddIOp::create(
+      b, loc, iv, arith::MulIOp::create(b, loc, step, index(b, stages - 1)));
+  Value valid =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, upper);
+  Value emptyParity = arith::XOrIOp::create(b, loc, writePhase, i1(b, true));
+  // With gemms left in flight, the stage to refill is given back only at
+  // the end of the iteration: fill it there.
+  bool async = !plan.asyncGemms.empty();
+  if (!async)
+    issue(b, ahead, writeStage, emptyParity, valid);
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, readPhase,
+                                         index(b, 10000000), readStage);
+  // Each thread leaves the wait on its own; warp-wide instructions (wgmma
+  // is .sync.aligned) need the warp converged again.
+  NVVM::SyncWarpOp::create(
+      b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
+
+  auto release = [&](OpBuilder &rb, Value stage) {
+    nvgpu::MBarrierArriveOp::create(
+        rb, loc, nvgpu::MBarrierTokenType::get(context), barriers,
+        arith::AddIOp::create(rb, loc, stage, index(rb, stages)));
+  };
+  // The end of the iteration, built before the body moves in (it reads the
+  // producers' offsets): with gemms in flight, the previous iteration's are
+  // done once at most this iteration's are, and their stage - the one to
+  // refill - goes back.
+  Operation *bodyEnd = firstOfYield;
+  if (async) {
+    auto wait = NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    Value notFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, iv, lower);
+    scf::IfOp::create(b, loc, notFirst, [&](OpBuilder &then, Location l) {
+      release(then, writeStage);
+      scf::YieldOp::create(then, l);
+    });
+    issue(b, ahead, writeStage, emptyParity, valid);
+    bodyEnd = wait;
+  }
+
+  SmallVector<Value> buffers;
+  for (CopyOp copy : plan.producers) {
+    SharedStorage &buffer = k.shared[copy.getDest()];
+    b.setInsertionPoint(bodyEnd);
+    buffer.stageOffset = arith::MulIOp::create(
+        b, loc, readStage, index(b, buffer.stageElements));
+    buffers.push_back(copy.getDest());
+  }
+  rewriter.inlineBlockBefore(&loop.getBody().front(), bodyEnd,
+                             ValueRange{iv});
+  for (CopyOp copy : plan.producers)
+    rewriter.eraseOp(copy);
+  k.asyncGemms.insert(plan.asyncGemms.begin(), plan.asyncGemms.end());
+  LogicalResult status = k.lowerBlock(*forOp.getBody(), rewriter);
+  k.asyncGemms.clear();
+  for (Value buffer : buffers)
+    k.shared[buffer].stageOffset = Value();
+  if (failed(status))
+    return failure();
+  if (!async) {
+    b.setInsertionPoint(firstOfYield);
+    release(b, readStage);
+  }
+
+  // Every filled stage was consumed (and every gemm finished); the buffers
+  // may be reused after a barrier.
+  b.setInsertionPointAfter(forOp);
+  if (async)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  k.barrier(b, loc);
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::tile::gpu_lowering::buildTmaPipeline(
+    KernelContext &k, PatternRewriter &rewriter, PipelinedOp loop,
+    const PipelinePlan &plan, OpBuilder &b) {
+  return TmaPipelineBuilder(k, rewriter, loop, plan).build(b);
+}
+
+void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
+                                                Location loc) {
+  MLIRContext *context = b.getContext();
+  for (auto &[op, plan] : k.plan.pipelines) {
+    if (!plan.tma)
+      continue;
+    Value ready;
+    for (CopyOp copy : plan.producers) {
+      Value global = copy.getSource();
+      auto type = cast<MemRefType>(global.getType());
+      const SharedBufferPlan &buffer =
+          k.plan.shared.find(copy.getDest())->second;
+      TmaBox box = *getTmaBox(buffer);
+      int64_t bytes = type.getElementTypeBitWidth() / 8;
+      auto swizzle = box.swizzleBytes == 128 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
+                     : box.swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
+                     : box.swizzleBytes == 32 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_32B
+                                              : nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE;
+      auto descriptorType = nvgpu::TensorMapDescriptorType::get(
+          context,
+          MemRefType::get({box.rows, box.columns}, type.getElementType(),
+                          MemRefLayoutAttrInterface(),
+                          gpu::AddressSpaceAttr::get(
+                              context, gpu::AddressSpace::Workgroup)),
+          swizzle, nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+          nvgpu::TensorMapOOBKind::OOB_ZERO,
+          nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+      Value unranked = memref::CastOp::create(
+          b, loc, UnrankedMemRefType::get(type.getElementType(), 0), global);
+      Value descriptor = nvgpu::TmaCreateDescriptorOp::create(
+          b, loc, descriptorType, unranked,
+          ValueRange{k.constant(b, loc, box.rows),
+                     k.constant(b, loc, box.columns)});
+      // Into the kernel as a plain pointer: the GPU lowering's type
+      // converter does not know nvgpu's descriptor type.
+      Value pointer = UnrealizedConversionCastOp::create(
+                          b, loc, LLVM::LLVMPointerType::get(context),
+                          descriptor)
+                          .getResult(0);
+      k.tensorMaps[copy] = {pointer, descriptorType};
+      // TMA reads rows from 16-byte aligned addresses.
+      Value aligned = areRowsAligned(b, loc, global, 16 / bytes);
+      ready = ready ? arith::AndIOp::create(b, loc, ready, aligned).getResult()
+                    : aligned;
+    }
+    k.tmaReady[op] = ready;
+  }
+}
