@@ -77,7 +77,7 @@ void KernelContext::barrier(OpBuilder &b, Location loc) const {
 }
 
 void KernelContext::publishShared(OpBuilder &b, Location loc) const {
-  if (target.hasWgmma() || target.has(Feature::Tma))
+  if (plan.asyncProxyUsesShared)
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),

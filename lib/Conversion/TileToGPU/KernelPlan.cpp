@@ -55,6 +55,8 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
           return WalkResult::interrupt();
         }
       }
+      if (gemmPlan->instruction == GemmInstruction::Wgmma)
+        plan.asyncProxyUsesShared = true;
       plan.gemms[op] = std::move(*gemmPlan);
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
       if (plan.fragments.count(copy.getSource()) &&
@@ -73,6 +75,8 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
         return WalkResult::interrupt();
       for (CopyOp producer : pipeline->producers)
         plan.shared[producer.getDest()].stages = pipeline->stages;
+      if (pipeline->tma)
+        plan.asyncProxyUsesShared = true;
       plan.pipelines[op] = std::move(*pipeline);
     }
     return WalkResult::advance();

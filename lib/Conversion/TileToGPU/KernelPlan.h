@@ -82,6 +82,10 @@ public:
   llvm::DenseMap<Operation *, FragmentTransfer> transfers;
   /// Bytes of dynamic shared memory the block needs.
   int64_t sharedBytes = 0;
+  /// The async proxy (wgmma, TMA) reads or writes shared memory that
+  /// threads write: their writes are fenced (fence.proxy.async) before the
+  /// barrier that publishes them.
+  bool asyncProxyUsesShared = false;
 
   /// The layout of a fragment value of this kernel.
   const Layout &getFragmentLayout(Value fragment) const {
