@@ -41,6 +41,15 @@ GEMM_CONFIGS = [
     (128, 256, 64, 256, 3),
     (128, 128, 64, 128, 4),
 ]
+# On sm_90a, the configurations that also run with the opt-in TMA pipeline
+# (docs/pipeline.md): the module lists `tma` among its target's features.
+TMA_CONFIGS = [
+    (128, 256, 64, 256, 3),
+    (128, 128, 64, 128, 4),
+    (128, 256, 64, 256, 4),
+]
+TMA_TARGET = ('#tile.target<"sm_90a", features = ["cp.async", "ldmatrix", '
+              '"mma.sync", "tma", "wgmma"]>')
 SQUARE = [1024, 2048, 4096, 8192]
 # Attention: (batch * heads, seq) with 128k tokens in all, head dims 64 and
 # 128, causal and not.
@@ -112,15 +121,25 @@ class Bench:
     # ------------------------------------------------------------------
     # GEMM
     # ------------------------------------------------------------------
+    def gemm_configs(self):
+        """(BM, BN, BK, threads, stages, pipeline) to try on this GPU."""
+        configs = [c + ("cp.async",) for c in GEMM_CONFIGS]
+        if self.torch.cuda.get_device_capability() == (9, 0):
+            configs += [c + ("tma",) for c in TMA_CONFIGS]
+        return configs
+
     def gemm_source(self, dtype, config):
-        bm, bn, bk, threads, stages = config
+        bm, bn, bk, threads, stages, pipeline = config
         template = string.Template(
             open(os.path.join(ROOT, "bench/kernels/gemm.mlir.in")).read())
         text = template.substitute(T=dtype, BM=bm, BN=bn, BK=bk,
                                    THREADS=threads, STAGES=stages,
                                    RASTER="#tile.raster<8, row>")
+        if pipeline == "tma":
+            text = (f"module attributes {{tile.target = {TMA_TARGET}}} {{\n"
+                    f"{text}\n}}\n")
         path = os.path.join(self.tmp, f"gemm_{dtype}_{bm}_{bn}_{bk}_"
-                            f"{threads}_{stages}.mlir")
+                            f"{threads}_{stages}_{pipeline}.mlir")
         with open(path, "w") as f:
             f.write(text)
         return path
@@ -145,7 +164,7 @@ class Bench:
         runs = 20 if flops > 5e11 else 50
 
         best = None
-        for config in GEMM_CONFIGS:
+        for config in self.gemm_configs():
             source = self.gemm_source(dtype, config)
             ok, seconds, out = self.run_tile(
                 source,
@@ -317,7 +336,7 @@ class Bench:
     # ------------------------------------------------------------------
     def bench_compile(self):
         cache = os.path.join(self.tmp, "cache")
-        source = self.gemm_source("f16", GEMM_CONFIGS[0])
+        source = self.gemm_source("f16", GEMM_CONFIGS[0] + ("cp.async",))
         args = ["--arg", "f16:256x256=randn", "--arg", "f16:256x256=randn",
                 "--arg", "f16:256x256=zeros"]
 
@@ -415,11 +434,13 @@ class Bench:
         only = set(self.args.only.split(",")) if self.args.only else None
         want = lambda k: only is None or k in only
         sizes = SQUARE[:2] if self.args.quick else SQUARE
+        if self.args.gemm_sizes:
+            sizes = [int(s) for s in self.args.gemm_sizes.split(",")]
         if want("gemm"):
             for dtype in ["f16", "bf16"]:
                 for s in sizes:
                     self.bench_gemm(dtype, s, s, s)
-                if not self.args.quick:
+                if not self.args.quick and not self.args.gemm_sizes:
                     for m, n, k in LLM:
                         if m == n == k and m in sizes:
                             continue  # measured with the square sizes
@@ -548,6 +569,9 @@ def main():
                         "and 2048 only")
     parser.add_argument("--only",
                         help="comma list of gemm,attention,memory,compile")
+    parser.add_argument("--gemm-sizes",
+                        help="comma list of square GEMM sizes to measure "
+                             "(instead of the suite's squares and LLM shapes)")
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     os.makedirs(args.out, exist_ok=True)

@@ -6,7 +6,8 @@
 #
 #   scripts/gpu-sanitize.sh [memcheck|racecheck|synccheck|initcheck ...]
 #
-# (all four by default). On the GPU machine, from the repository root, with
+# (all four by default; TILE_SANITIZE_FILTER, a regular expression, keeps
+# the tests whose names match it, as lit's --filter). On the GPU machine, from the repository root, with
 # the device bundle unpacked as docs/development.md says: tile-run is taken
 # from $TILE_BIN_DIR (default /tmp/tile/bin), lit from .bundle (PYTHONPATH)
 # or the system. Each tool gets a wrapper tile-run that execs
@@ -64,7 +65,8 @@ for tool in "${tools[@]}"; do
 
   start=$(date +%s)
   TILE_BIN_DIR="$dir/bin" TILE_INTEGRATION_OUT="$dir/lit" \
-    "${lit[@]}" -v "$root/test/Integration" > "$dir/lit.log" 2>&1
+    "${lit[@]}" -v ${TILE_SANITIZE_FILTER:+--filter "$TILE_SANITIZE_FILTER"} \
+    "$root/test/Integration" > "$dir/lit.log" 2>&1
   lit_status=$?
   passed=$(grep -cE '^PASS: ' "$dir/lit.log")
   failed=$(grep -cE '^(FAIL|UNRESOLVED): ' "$dir/lit.log")

@@ -242,8 +242,10 @@ public:
   }
 
   void release(void *pointer) override {
-    if (pointer && enter())
-      check(api.free(pointer));
+    if (!pointer || !enter())
+      return;
+    check(api.free(pointer));
+    releaseTensorMaps(pointer);
   }
 
   bool copyToDevice(void *device, const void *host, size_t bytes) override {
@@ -556,19 +558,35 @@ public:
     if (!rt.check(rt.api.encodeTensorMap(entry.host.data(), fields, rank,
                                          dataType, interleave, swizzle,
                                          l2Promotion, oobFill, boxDims)) ||
-        !rt.check(rt.api.allocate(entry.device, entry.host.size())))
+        !rt.check(rt.api.allocate(entry.device, sizeof(entry.host))))
       return nullptr;
     auto inserted = rt.tensorMaps.emplace(std::move(key), std::move(entry));
     TensorMapEntry &stored = inserted.first->second;
     // In stream order: the kernels that read the map launch after the copy.
     if (!rt.check(rt.api.copy(stored.device, stored.host.data(),
-                              stored.host.size(), rt.getCurrentStream())))
+                              sizeof(stored.host), rt.getCurrentStream())))
       return nullptr;
     return stored.device;
   }
 
 private:
   GpuRuntime() = default;
+
+  /// Frees the tensor maps of tensors whose aligned pointer is `pointer`,
+  /// an allocation just freed (cuMemFree waits for the work that may read
+  /// them): a later tensor at the same address gets maps of its own.
+  void releaseTensorMaps(void *pointer) {
+    std::lock_guard<std::mutex> lock(tensorMapMutex);
+    auto address = reinterpret_cast<int64_t>(pointer);
+    for (auto it = tensorMaps.begin(); it != tensorMaps.end();) {
+      if (it->first.values.front() != address) {
+        ++it;
+        continue;
+      }
+      check(api.free(it->second.device));
+      it = tensorMaps.erase(it);
+    }
+  }
 
   /// Tensor maps by everything that encodes them.
   struct TensorMapKey {
@@ -578,7 +596,9 @@ private:
     }
   };
   struct TensorMapEntry {
-    std::array<uint64_t, 16> host{}; // 128 bytes, 64-byte aligned by use
+    /// The encoded map (CUtensorMap: 128 bytes).
+    alignas(64) std::array<uint64_t, 16> host{};
+    static_assert(sizeof(host) == 128, "a CUtensorMap is 128 bytes");
     void *device = nullptr;
   };
   static constexpr size_t kMaxTensorMaps = 1024;

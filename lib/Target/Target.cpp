@@ -95,10 +95,8 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
       set(Feature::CpAsync);
       set(Feature::MmaSync);
     }
-    // TMA pipelines are opt-in (list `tma` in the target's features): on
-    // an H100 (2026-11-23) their kernels still stop with an illegal
-    // instruction.
-
+    if (version >= 90)
+      set(Feature::Tma);
     // wgmma and setmaxnreg exist on sm_90a only (not sm_100a's successor).
     if (version == 90 && archSpecific)
       set(Feature::Wgmma);
@@ -144,9 +142,7 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
                   .str();
       return failure();
     }
-    bool optIn = *feature == Feature::Tma && info->isNVIDIA() &&
-                 info->version >= 90;
-    if (!info->has(*feature) && !optIn) {
+    if (!info->has(*feature)) {
       error = ("feature '" + name + "' does not exist on " + info->chip).str();
       return failure();
     }

@@ -39,6 +39,9 @@ try:
                            text=True, timeout=60)
     if found.returncode == 0:
         config.available_features.add("cuda")
+        # Tests of Hopper's own paths need an sm_90a device.
+        if "(sm_90a)" in found.stdout:
+            config.available_features.add("sm_90a")
         lit_config.note(found.stdout.strip())
 except (OSError, subprocess.TimeoutExpired):
     pass

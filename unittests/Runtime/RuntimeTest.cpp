@@ -201,13 +201,16 @@ struct FakeDriver {
   Call registerHost(void *, size_t) { return call("fakeRegister"); }
   Call unregisterHost(void *) { return call("fakeUnregister"); }
 
-  /// Writes the tensor's address and first box dim into the map.
+  /// Fills all 16 words of the map (a CUtensorMap is 128 bytes): the
+  /// tensor's address, the first box dim, then words counting from 2.
   Call encodeTensorMap(void *map, const int64_t *fields, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t,
                        const int64_t *boxDims) {
     auto *words = static_cast<int64_t *>(map);
     words[0] = fields[1];
     words[1] = boxDims[0];
+    for (int i = 2; i < 16; ++i)
+      words[i] = i;
     return call("fakeEncodeTensorMap");
   }
 
@@ -504,20 +507,30 @@ TEST(GpuRuntime, TensorMapsAreEncodedOncePerTensorAndBox) {
       lookup(h.symbols, "mgpuTensorMapEncodeTiledMemref"));
   ASSERT_NE(encode, nullptr);
   // A 2-d memref descriptor: allocated, aligned, offset, sizes, strides.
-  char data[64];
+  void *data = h.runtime.allocate(64);
+  ASSERT_NE(data, nullptr);
   int64_t descriptor[7] = {0, reinterpret_cast<int64_t>(data), 0, 8, 8, 8, 1};
   int64_t box[2] = {4, 8}, otherBox[2] = {2, 8};
   void *map = encode(2, descriptor, 6, 0, 3, 0, 0, box);
   ASSERT_NE(map, nullptr);
-  // The device copy holds what the driver encoded.
+  // The device copy holds all 128 bytes the driver encoded (a copy of 16
+  // bytes once left the kernels a map without dims or box).
   EXPECT_EQ(static_cast<int64_t *>(map)[0], descriptor[1]);
   EXPECT_EQ(static_cast<int64_t *>(map)[1], 4);
+  for (int i = 2; i < 16; ++i)
+    EXPECT_EQ(static_cast<int64_t *>(map)[i], i) << "word " << i;
   EXPECT_EQ(encode(2, descriptor, 6, 0, 3, 0, 0, box), map);
   EXPECT_EQ(h.driver.calls["fakeEncodeTensorMap"], 1);
   void *other = encode(2, descriptor, 6, 0, 3, 0, 0, otherBox);
   EXPECT_NE(other, map);
   EXPECT_EQ(static_cast<int64_t *>(other)[1], 2);
   EXPECT_EQ(h.driver.calls["fakeEncodeTensorMap"], 2);
+  // Freeing the tensor frees its two maps; a tensor at its address later
+  // gets maps of its own.
+  h.runtime.release(data);
+  EXPECT_EQ(h.driver.calls["fakeFree"], 3);
+  ASSERT_NE(encode(2, descriptor, 6, 0, 3, 0, 0, box), nullptr);
+  EXPECT_EQ(h.driver.calls["fakeEncodeTensorMap"], 3);
   // A failed encode is reported, and nothing is returned.
   h.driver.failNext["fakeEncodeTensorMap"] = 1;
   descriptor[3] = 9;

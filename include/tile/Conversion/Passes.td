@@ -60,4 +60,20 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def ExternDynamicSharedMemory
+    : Pass<"tile-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "give the dynamic shared-memory symbol external linkage";
+  let description = [{
+    Runs after convert-gpu-to-nvvm. Upstream lowers `gpu.dynamic_shared_memory`
+    to an internal zero-length workgroup global, which the NVPTX backend
+    demotes to a one-byte static `.shared` variable instead of the dynamic
+    block (`.extern .shared ... []`). Where a kernel also has static shared
+    memory (the mbarriers of a TMA pipeline), ptxas places that byte before
+    the other statics, and buffers addressed from it overlap them. External
+    linkage makes it the dynamic block, which follows every static variable,
+    as CUDA C++ declares `extern __shared__ char smem[];`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TILE_CONVERSION_PASSES_TD

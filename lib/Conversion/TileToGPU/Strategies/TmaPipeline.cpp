@@ -384,17 +384,40 @@ LogicalResult mlir::tile::gpu_lowering::buildTmaPipeline(
 void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
                                                 Location loc) {
   MLIRContext *context = b.getContext();
+  auto pointerType = LLVM::LLVMPointerType::get(context);
   for (auto &[op, plan] : k.plan.pipelines) {
     if (!plan.tma)
       continue;
+    // TMA reads rows from 16-byte aligned addresses, and the driver refuses
+    // to encode a map of other tensors: the maps are encoded only when all
+    // of the loop's tensors qualify (else the cp.async version runs).
     Value ready;
+    for (CopyOp copy : plan.producers) {
+      Value global = copy.getSource();
+      int64_t bytes =
+          cast<MemRefType>(global.getType()).getElementTypeBitWidth() / 8;
+      Value aligned = areRowsAligned(b, loc, global, 16 / bytes);
+      ready = ready ? arith::AndIOp::create(b, loc, ready, aligned).getResult()
+                    : aligned;
+    }
+    k.tmaReady[op] = ready;
+
+    SmallVector<Type> pointerTypes(plan.producers.size(), pointerType);
+    auto encode = scf::IfOp::create(b, loc, pointerTypes, ready,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(encode.elseBlock());
+    Value null = LLVM::ZeroOp::create(b, loc, pointerType);
+    scf::YieldOp::create(b, loc,
+                         SmallVector<Value>(plan.producers.size(), null));
+    b.setInsertionPointToStart(encode.thenBlock());
+    SmallVector<Value> maps;
     for (CopyOp copy : plan.producers) {
       Value global = copy.getSource();
       auto type = cast<MemRefType>(global.getType());
       const SharedBufferPlan &buffer =
           k.plan.shared.find(copy.getDest())->second;
       TmaBox box = *getTmaBox(buffer);
-      int64_t bytes = type.getElementTypeBitWidth() / 8;
       auto swizzle = box.swizzleBytes == 128 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
                      : box.swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
                      : box.swizzleBytes == 32 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_32B
@@ -416,16 +439,13 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
                      k.constant(b, loc, box.columns)});
       // Into the kernel as a plain pointer: the GPU lowering's type
       // converter does not know nvgpu's descriptor type.
-      Value pointer = UnrealizedConversionCastOp::create(
-                          b, loc, LLVM::LLVMPointerType::get(context),
-                          descriptor)
-                          .getResult(0);
-      k.tensorMaps[copy] = {pointer, descriptorType};
-      // TMA reads rows from 16-byte aligned addresses.
-      Value aligned = areRowsAligned(b, loc, global, 16 / bytes);
-      ready = ready ? arith::AndIOp::create(b, loc, ready, aligned).getResult()
-                    : aligned;
+      maps.push_back(
+          UnrealizedConversionCastOp::create(b, loc, pointerType, descriptor)
+              .getResult(0));
+      k.tensorMaps[copy] = {Value(), descriptorType};
     }
-    k.tmaReady[op] = ready;
+    scf::YieldOp::create(b, loc, maps);
+    for (auto [copy, map] : llvm::zip(plan.producers, encode.getResults()))
+      k.tensorMaps[copy].first = map;
   }
 }

@@ -1,0 +1,42 @@
+// RUN: tile-opt %s --tile-attach-target=chip=sm_90a --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+
+// On sm_90a a pipelined GEMM loop gets a TMA version. The host encodes one
+// tensor map per producer copy only when every tensor's rows are 16-byte
+// aligned (the driver refuses others); the launch then takes the TMA
+// version, otherwise the cp.async one, and the maps are null.
+// CHECK-LABEL: func.func @gemm
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[MAPS:.*]]:2 = scf.if %[[READY:.*]] -> (!llvm.ptr, !llvm.ptr) {
+// CHECK:   nvgpu.tma.create.descriptor {{.*}} box[%c128, %c64] : memref<*xf16> -> <tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK:   nvgpu.tma.create.descriptor {{.*}} box[%c64, %c64] : memref<*xf16> -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK:   scf.yield
+// CHECK: } else {
+// CHECK:   scf.yield %[[NULL]], %[[NULL]]
+// CHECK: gpu.launch
+// CHECK: scf.if %[[READY]] {
+// CHECK:   nvgpu.mbarrier.create
+// CHECK:   builtin.unrealized_conversion_cast %[[MAPS]]#0
+// CHECK:   nvgpu.tma.async.load
+// CHECK:   builtin.unrealized_conversion_cast %[[MAPS]]#1
+// CHECK:   nvgpu.tma.async.load
+// CHECK: nvgpu.device_async_copy
+func.func @gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %kt: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx, %by) in (4, 4) threads(128) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    tile.fill %acc, %zero : !tile.fragment<128x128xf32>
+    tile.pipelined %kb = %c0 to %kt step %c1 stages(3) {
+      %k0 = arith.muli %kb, %c64 : index
+      tile.copy %A[0, %k0] -> %As : memref<?x?xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, 0] -> %Bs : memref<?x?xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[0, 0] : !tile.fragment<128x128xf32>, memref<?x?xf32>
+  }
+  return
+}
