@@ -40,16 +40,8 @@ GEMM_CONFIGS = [
     # 64-wide K steps: one 128-byte swizzle panel per row of A (wgmma).
     (128, 256, 64, 256, 3),
     (128, 128, 64, 128, 4),
-]
-# On sm_90a, the configurations that also run with the opt-in TMA pipeline
-# (docs/pipeline.md): the module lists `tma` among its target's features.
-TMA_CONFIGS = [
-    (128, 256, 64, 256, 3),
-    (128, 128, 64, 128, 4),
     (128, 256, 64, 256, 4),
 ]
-TMA_TARGET = ('#tile.target<"sm_90a", features = ["cp.async", "ldmatrix", '
-              '"mma.sync", "tma", "wgmma"]>')
 SQUARE = [1024, 2048, 4096, 8192]
 # Attention: (batch * heads, seq) with 128k tokens in all, head dims 64 and
 # 128, causal and not.
@@ -121,25 +113,15 @@ class Bench:
     # ------------------------------------------------------------------
     # GEMM
     # ------------------------------------------------------------------
-    def gemm_configs(self):
-        """(BM, BN, BK, threads, stages, pipeline) to try on this GPU."""
-        configs = [c + ("cp.async",) for c in GEMM_CONFIGS]
-        if self.torch.cuda.get_device_capability() == (9, 0):
-            configs += [c + ("tma",) for c in TMA_CONFIGS]
-        return configs
-
     def gemm_source(self, dtype, config):
-        bm, bn, bk, threads, stages, pipeline = config
+        bm, bn, bk, threads, stages = config
         template = string.Template(
             open(os.path.join(ROOT, "bench/kernels/gemm.mlir.in")).read())
         text = template.substitute(T=dtype, BM=bm, BN=bn, BK=bk,
                                    THREADS=threads, STAGES=stages,
                                    RASTER="#tile.raster<8, row>")
-        if pipeline == "tma":
-            text = (f"module attributes {{tile.target = {TMA_TARGET}}} {{\n"
-                    f"{text}\n}}\n")
         path = os.path.join(self.tmp, f"gemm_{dtype}_{bm}_{bn}_{bk}_"
-                            f"{threads}_{stages}_{pipeline}.mlir")
+                            f"{threads}_{stages}.mlir")
         with open(path, "w") as f:
             f.write(text)
         return path
@@ -164,7 +146,7 @@ class Bench:
         runs = 20 if flops > 5e11 else 50
 
         best = None
-        for config in self.gemm_configs():
+        for config in GEMM_CONFIGS:
             source = self.gemm_source(dtype, config)
             ok, seconds, out = self.run_tile(
                 source,
@@ -336,7 +318,7 @@ class Bench:
     # ------------------------------------------------------------------
     def bench_compile(self):
         cache = os.path.join(self.tmp, "cache")
-        source = self.gemm_source("f16", GEMM_CONFIGS[0] + ("cp.async",))
+        source = self.gemm_source("f16", GEMM_CONFIGS[0])
         args = ["--arg", "f16:256x256=randn", "--arg", "f16:256x256=randn",
                 "--arg", "f16:256x256=zeros"]
 

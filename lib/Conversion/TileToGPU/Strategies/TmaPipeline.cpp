@@ -11,7 +11,8 @@
 // thread waits on its phase, reads the stage and arrives on its `empty`
 // mbarrier, on which the filling thread waits before refilling it. A wgmma
 // gemm whose accumulator nothing else touches stays in flight across
-// iterations. Opt-in (`tma` in the target's features).
+// iterations. On by default on sm_90; a target without `tma` among its
+// features gets the cp.async pipeline only.
 //
 //===----------------------------------------------------------------------===//
 

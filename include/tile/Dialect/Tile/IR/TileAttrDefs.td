@@ -183,9 +183,7 @@ def Tile_TargetAttr : Tile_Attr<"Target", "target"> {
     the instruction families the compiler may use to those listed (each must
     exist on the chip): `cp.async`, `ldmatrix`, `mma.sync`, `tma`, `wgmma`,
     `mfma`. Leaving one out forces the next-best strategy (e.g. sm_90a
-    without `wgmma` and `tma` takes the Ampere-class path). `tma` is the
-    exception: it is used only when listed (its pipelines stop with an
-    illegal instruction on an H100, so they are opt-in).
+    without `wgmma` and `tma` takes the Ampere-class path).
 
     ```mlir
     module attributes {tile.target = #tile.target<"sm_90a">} {}
