@@ -30,8 +30,13 @@ LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
     buildTileToNVVMPipeline(pm, nvvm);
     return success();
   }
-  case Target::ROCm:
-    return failure();
+  case Target::ROCm: {
+    TileToROCDLPipelineOptions rocdl;
+    rocdl.chip = options.chip;
+    rocdl.format = "bin";
+    buildTileToROCDLPipeline(pm, rocdl);
+    return success();
+  }
   }
   return failure();
 }

@@ -20,4 +20,9 @@ void mlir::tile::registerTilePipelines() {
       "Lower tile kernels to NVVM, serialize them, and lower the host side "
       "to LLVM",
       buildTileToNVVMPipeline);
+  PassPipelineRegistration<TileToROCDLPipelineOptions>(
+      "tile-to-rocdl",
+      "Lower tile kernels to ROCDL, serialize them (HSACO), and lower the "
+      "host side to LLVM",
+      buildTileToROCDLPipeline);
 }

@@ -62,6 +62,7 @@ void mlir::tile::buildTileToNVVMPipeline(
     OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
   TileAttachTargetOptions tileTarget;
   tileTarget.chip = options.chip;
+  tileTarget.vendor = "nvidia";
   tileTarget.features.assign(options.instructions.begin(),
                              options.instructions.end());
   pm.addPass(createTileAttachTarget(tileTarget));

@@ -43,13 +43,15 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
       memories, elements dealt round-robin), with bounds checks where the
       tile may leave the tensor; writes to shared memory are fenced by
       barriers;
-    - gemms follow their GemmPlan: `nvgpu.mma.sync` per warp on tensor
-      cores, fused multiply-adds otherwise;
+    - gemms follow their GemmPlan: `nvgpu.mma.sync` per warp or wgmma per
+      warpgroup on NVIDIA tensor cores, `amdgpu.mfma` per wave on CDNA,
+      fused multiply-adds otherwise;
     - reductions combine in registers, then by warp shuffles, then through
       shared memory; tile.parallel bodies are unrolled over the thread's
       slots; pipelined loops become `scf.for`.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",
@@ -74,6 +76,34 @@ def ExternDynamicSharedMemory
     as CUDA C++ declares `extern __shared__ char smem[];`.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def ConvertMathToROCDLIntrinsics
+    : Pass<"tile-math-to-rocdl-intrinsics", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "f32 math the AMD path computes without ROCm's device library";
+  let description = [{
+    Runs before convert-gpu-to-rocdl, which lowers several math ops to calls
+    into ROCm's device library (`__ocml_*`), a library Debian does not ship
+    for current chips. For f32: `math.exp2` becomes `rocdl.exp2` (the
+    hardware's v_exp_f32) and `math.rsqrt` a division of 1 by `math.sqrt`;
+    `math.exp`, `math.log` and `math.sqrt` already lower to LLVM intrinsics
+    the AMDGPU backend expands.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::ROCDL::ROCDLDialect"];
+}
+
+def CheckROCDLLibraryCalls
+    : Pass<"tile-check-rocdl-library-calls", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "refuse kernels that would call ROCm's device library";
+  let description = [{
+    Runs after convert-gpu-to-rocdl. A kernel that still calls an `__ocml_*`
+    or `__ockl_*` function (a math op on the AMD path other than those
+    tile-math-to-rocdl-intrinsics handles) would link into a code object
+    with an undefined symbol; this pass makes it an error naming the
+    function instead.
+  }];
 }
 
 #endif // TILE_CONVERSION_PASSES_TD

@@ -59,6 +59,40 @@ StringRef getCudaToolkitPath();
 void buildTileToNVVMPipeline(OpPassManager &pm,
                              const TileToNVVMPipelineOptions &options);
 
+/// Options of tile-to-rocdl.
+struct TileToROCDLPipelineOptions
+    : public PassPipelineOptions<TileToROCDLPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target chip (gfx90a, gfx942, ...)"),
+      llvm::cl::init("gfx942")};
+  PassOptions::ListOption<std::string> instructions{
+      *this, "instructions",
+      llvm::cl::desc("Instruction families kernels may use (default: all "
+                     "the chip has): mfma")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Optimization level of the device code (0-3)"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Device binary: isa (AMDGPU assembly) or bin (HSACO)"),
+      llvm::cl::init("bin")};
+};
+
+/// A directory `D` with `D/llvm/bin/ld.lld`, where gpu-module-to-binary
+/// finds the linker of HSACO code objects: $ROCM_PATH, $ROCM_HOME or
+/// /opt/rocm when they have one, else a directory of tile's own linking to
+/// the ld.lld of tile's LLVM version (Debian's lld-22, else ld.lld on
+/// $PATH); empty when there is no ld.lld.
+StringRef getRocmToolkitPath();
+
+/// tile-to-rocdl: layout inference, tile ops to per-thread gpu/amdgpu code,
+/// outlining, lowering of the kernels to ROCDL (math through LLVM's
+/// intrinsics, so no ROCm device library is needed), serialization with
+/// gpu-module-to-binary (ld.lld links the HSACO) and the host side to LLVM.
+void buildTileToROCDLPipeline(OpPassManager &pm,
+                              const TileToROCDLPipelineOptions &options);
+
 /// tile-to-cpu: tile kernels to loops (convert-tile-to-cpu), cleaned up and
 /// lowered to the LLVM dialect, ready for the ExecutionEngine.
 void buildTileToCPUPipeline(OpPassManager &pm);

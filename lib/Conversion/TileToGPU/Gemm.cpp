@@ -86,7 +86,7 @@ struct GemmOpLowering : public TileOpLowering<GemmOp> {
       result = emitFmaGemm(k, rewriter, op, plan, a, b, c);
       break;
     case GemmInstruction::Mfma:
-      op.emitOpError("MFMA gemms lower on the ROCDL path, not to NVVM");
+      result = emitMfmaGemm(k, rewriter, op, plan, a, b, c);
       break;
     }
     if (failed(result))

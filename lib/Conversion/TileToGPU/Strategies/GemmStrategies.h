@@ -46,6 +46,10 @@ LogicalResult emitWgmmaGemm(const KernelContext &k, OpBuilder &b, GemmOp op,
                             const GemmPlan &plan, const GemmOperand &a,
                             const GemmOperand &bOperand,
                             const FragmentStorage &c);
+LogicalResult emitMfmaGemm(const KernelContext &k, OpBuilder &b, GemmOp op,
+                           const GemmPlan &plan, const GemmOperand &a,
+                           const GemmOperand &bOperand,
+                           const FragmentStorage &c);
 LogicalResult emitMmaSyncGemm(const KernelContext &k, OpBuilder &b, GemmOp op,
                               const GemmPlan &plan, const GemmOperand &a,
                               const GemmOperand &bOperand,

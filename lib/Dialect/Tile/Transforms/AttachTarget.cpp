@@ -7,6 +7,7 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -26,6 +27,22 @@ struct TileAttachTargetPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    if (!vendor.empty()) {
+      std::string error;
+      FailureOr<TargetInfo> info = TargetInfo::get(chip, std::nullopt, error);
+      bool matches = succeeded(info) &&
+                     ((vendor == "nvidia" && info->isNVIDIA()) ||
+                      (vendor == "amd" && info->isAMD()));
+      if (succeeded(info) && !matches) {
+        module.emitError() << "chip '" << chip << "' is not "
+                           << (vendor == "amd" ? "an AMD" : "an NVIDIA")
+                           << " GPU; this pipeline compiles for "
+                           << (vendor == "amd" ? "gfx9xx (gfx90a, gfx942)"
+                                               : "sm_70 .. sm_120")
+                           << " chips";
+        return signalPassFailure();
+      }
+    }
     // A module that names its own target for this chip keeps it (with its
     // features), unless features are given here.
     if (auto existing =

@@ -18,14 +18,17 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
     decides the warp size, the limits and the instruction families, and
     `features` can withhold some of them (e.g. `features=cp.async,ldmatrix,
     mma.sync` on sm_90a keeps kernels on the Ampere-class path). Fails on an
-    unknown chip or a feature the chip lacks.
+    unknown chip, a feature the chip lacks, or a chip not from `vendor`.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target chip: sm_80, sm_90a, gfx942, host, ...">,
     ListOption<"features", "features", "std::string",
                "Instruction families kernels may use (default: all the "
-               "chip has): cp.async, ldmatrix, mma.sync, tma, wgmma, mfma">
+               "chip has): cp.async, ldmatrix, mma.sync, tma, wgmma, mfma">,
+    Option<"vendor", "vendor", "std::string", /*default=*/"\"\"",
+           "The vendor the chip must be from (nvidia, amd; empty: any), "
+           "as a pipeline for one vendor's GPUs asks">
   ];
   // #tile.target lives in the tile dialect, loaded or not (a module without
   // tile ops).

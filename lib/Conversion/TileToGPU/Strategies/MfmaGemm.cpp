@@ -1,0 +1,131 @@
+//===- MfmaGemm.cpp - tile.gemm with MFMA (CDNA) --------------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each 64-lane wave repeats v_mfma_f32_16x16x16{f16,bf16} over its share of
+// C (the GemmPlan's MFMA tiling): per K step, A and B are gathered into four
+// elements per lane (from registers, or from LDS through the operand's
+// layout), the four accumulator slots of the lane's tile go in as a
+// vector<4xf32>, and `amdgpu.mfma` accumulates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmStrategies.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+namespace {
+
+class MfmaLowering {
+public:
+  MfmaLowering(const KernelContext &k, OpBuilder &b, GemmOp op,
+               const GemmPlan &plan, const MmaAtom &atom,
+               const GemmOperand &a, const GemmOperand &bOperand,
+               const FragmentStorage &c)
+      : k(k), b(b), loc(op.getLoc()), plan(plan), atom(atom), a(a),
+        bOperand(bOperand), c(c) {}
+
+  void run() {
+    Value lanes = k.constant(b, loc, plan.warpSize);
+    Value wave = arith::DivUIOp::create(b, loc, k.threadId, lanes);
+    lane = arith::RemUIOp::create(b, loc, k.threadId, lanes);
+    Value wavesN = k.constant(b, loc, plan.warpsN);
+    rowBase = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, wave, wavesN),
+        k.constant(b, loc, plan.repeatsM * plan.atomM));
+    colBase = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, wave, wavesN),
+        k.constant(b, loc, plan.repeatsN * plan.atomN));
+
+    Type cType = c.type.getElementType();
+    auto accType = VectorType::get({4}, cType);
+    for (int64_t ki = 0; ki < plan.repeatsK; ++ki) {
+      SmallVector<Value> aRegs, bRegs;
+      for (int64_t mi = 0; mi < plan.repeatsM; ++mi)
+        aRegs.push_back(operandA(mi, ki));
+      for (int64_t ni = 0; ni < plan.repeatsN; ++ni)
+        bRegs.push_back(operandB(ki, ni));
+      for (int64_t mi = 0; mi < plan.repeatsM; ++mi)
+        for (int64_t ni = 0; ni < plan.repeatsN; ++ni) {
+          int64_t base = (mi * plan.repeatsN + ni) * 4;
+          SmallVector<Value> acc;
+          for (int64_t j = 0; j < 4; ++j)
+            acc.push_back(loadFragmentSlot(b, loc, c, base + j));
+          Value accVec = vector::FromElementsOp::create(b, loc, accType, acc);
+          Value d = amdgpu::MFMAOp::create(
+              b, loc, accType, plan.atomM, plan.atomN, plan.atomK,
+              /*blocks=*/1, aRegs[mi], bRegs[ni], accVec);
+          for (int64_t j = 0; j < 4; ++j)
+            storeFragmentSlot(
+                b, loc, c, base + j,
+                vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{j}));
+        }
+    }
+  }
+
+private:
+  /// The lane's four elements of an atom operand whose top-left corner is
+  /// at (row0, col0): from the fragment's slots starting at `slot`, or
+  /// from LDS at atom^-1(lane, j).
+  Value gather(const GemmOperand &x, const Layout &atomLayout, int64_t slot,
+               Value row0, Value col0) {
+    SmallVector<Value> elements;
+    for (int64_t j = 0, e = getSlotExtent(atomLayout); j < e; ++j) {
+      if (x.fragment) {
+        elements.push_back(loadFragmentSlot(b, loc, *x.fragment, slot + j));
+        continue;
+      }
+      SmallVector<Value> rc = k.fragmentIndex(b, loc, atomLayout, j, lane);
+      elements.push_back(readSharedOperand(
+          k, b, loc, x, arith::AddIOp::create(b, loc, row0, rc[0]),
+          arith::AddIOp::create(b, loc, col0, rc[1])));
+    }
+    return vector::FromElementsOp::create(
+        b, loc, VectorType::get({(int64_t)elements.size()}, x.elementType),
+        elements);
+  }
+
+  Value operandA(int64_t mi, int64_t ki) {
+    int64_t slots = getSlotExtent(atom.a);
+    return gather(a, atom.a, (mi * plan.repeatsK + ki) * slots,
+                  arith::AddIOp::create(
+                      b, loc, rowBase, k.constant(b, loc, mi * plan.atomM)),
+                  k.constant(b, loc, ki * plan.atomK));
+  }
+
+  Value operandB(int64_t ki, int64_t ni) {
+    int64_t slots = getSlotExtent(atom.b);
+    return gather(bOperand, atom.b, (ki * plan.repeatsN + ni) * slots,
+                  k.constant(b, loc, ki * plan.atomK),
+                  arith::AddIOp::create(
+                      b, loc, colBase, k.constant(b, loc, ni * plan.atomN)));
+  }
+
+  const KernelContext &k;
+  OpBuilder &b;
+  Location loc;
+  const GemmPlan &plan;
+  const MmaAtom &atom;
+  const GemmOperand &a, &bOperand;
+  const FragmentStorage &c;
+  Value lane, rowBase, colBase;
+};
+
+} // namespace
+
+LogicalResult mlir::tile::gpu_lowering::emitMfmaGemm(
+    const KernelContext &k, OpBuilder &b, GemmOp op, const GemmPlan &plan,
+    const GemmOperand &a, const GemmOperand &bOperand,
+    const FragmentStorage &c) {
+  MmaAtom atom = getMfma16x16x16Atom();
+  MfmaLowering(k, b, op, plan, atom, a, bOperand, c).run();
+  return success();
+}
