@@ -72,11 +72,33 @@ public:
   }
 
 private:
+  /// Whether the lane's four elements of `x` (consecutive along K) are
+  /// consecutive in LDS: K is the stored inner dim (A as M x K, B as
+  /// N x K) and the layout keeps runs of 4 elements together, so one
+  /// ds_read_b64 fetches them.
+  static bool isKContiguous(const GemmOperand &x, bool isA) {
+    if (!x.shared || x.transposed == isA)
+      return false;
+    return succeeded(x.shared->layout.rescale(1, 4));
+  }
+
   /// The lane's four elements of an atom operand whose top-left corner is
   /// at (row0, col0): from the fragment's slots starting at `slot`, or
-  /// from LDS at atom^-1(lane, j).
+  /// from LDS at atom^-1(lane, j), in one vector load where they are
+  /// contiguous there.
   Value gather(const GemmOperand &x, const Layout &atomLayout, int64_t slot,
-               Value row0, Value col0) {
+               Value row0, Value col0, bool isA) {
+    auto vectorType = VectorType::get({getSlotExtent(atomLayout)},
+                                      x.elementType);
+    if (isKContiguous(x, isA)) {
+      SmallVector<Value> rc = k.fragmentIndex(b, loc, atomLayout, 0, lane);
+      Value row = arith::AddIOp::create(b, loc, row0, rc[0]);
+      Value col = arith::AddIOp::create(b, loc, col0, rc[1]);
+      SmallVector<Value> index = x.transposed ? SmallVector<Value>{col, row}
+                                              : SmallVector<Value>{row, col};
+      return vector::LoadOp::create(b, loc, vectorType, x.shared->memory,
+                                    k.sharedOffset(b, loc, *x.shared, index));
+    }
     SmallVector<Value> elements;
     for (int64_t j = 0, e = getSlotExtent(atomLayout); j < e; ++j) {
       if (x.fragment) {
@@ -88,9 +110,7 @@ private:
           k, b, loc, x, arith::AddIOp::create(b, loc, row0, rc[0]),
           arith::AddIOp::create(b, loc, col0, rc[1])));
     }
-    return vector::FromElementsOp::create(
-        b, loc, VectorType::get({(int64_t)elements.size()}, x.elementType),
-        elements);
+    return vector::FromElementsOp::create(b, loc, vectorType, elements);
   }
 
   Value operandA(int64_t mi, int64_t ki) {
@@ -98,7 +118,7 @@ private:
     return gather(a, atom.a, (mi * plan.repeatsK + ki) * slots,
                   arith::AddIOp::create(
                       b, loc, rowBase, k.constant(b, loc, mi * plan.atomM)),
-                  k.constant(b, loc, ki * plan.atomK));
+                  k.constant(b, loc, ki * plan.atomK), /*isA=*/true);
   }
 
   Value operandB(int64_t ki, int64_t ni) {
@@ -106,7 +126,8 @@ private:
     return gather(bOperand, atom.b, (ki * plan.repeatsN + ni) * slots,
                   k.constant(b, loc, ki * plan.atomK),
                   arith::AddIOp::create(
-                      b, loc, colBase, k.constant(b, loc, ni * plan.atomN)));
+                      b, loc, colBase, k.constant(b, loc, ni * plan.atomN)),
+                  /*isA=*/false);
   }
 
   const KernelContext &k;
