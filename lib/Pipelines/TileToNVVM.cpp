@@ -58,13 +58,13 @@ StringRef mlir::tile::getCudaToolkitPath() {
   return path;
 }
 
-void mlir::tile::buildTileToNVVMPipeline(
-    OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
+void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
+                                       ArrayRef<std::string> instructions,
+                                       StringRef vendor) {
   TileAttachTargetOptions tileTarget;
-  tileTarget.chip = options.chip;
-  tileTarget.vendor = "nvidia";
-  tileTarget.features.assign(options.instructions.begin(),
-                             options.instructions.end());
+  tileTarget.chip = chip.str();
+  tileTarget.vendor = vendor.str();
+  tileTarget.features.assign(instructions.begin(), instructions.end());
   pm.addPass(createTileAttachTarget(tileTarget));
   pm.addPass(createTileInferLayouts());
   pm.addPass(createConvertTileToGPU());
@@ -74,6 +74,11 @@ void mlir::tile::buildTileToNVVMPipeline(
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void mlir::tile::buildTileToNVVMPipeline(
+    OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
+  buildTileKernelsToGPU(pm, options.chip, options.instructions, "nvidia");
 
   // The passes of upstream's gpu-lower-to-nvvm-pipeline, in its order, with
   // the toolkit given to gpu-module-to-binary (which upstream takes from

@@ -7,7 +7,6 @@
 #include "tile/Pipelines/Pipelines.h"
 
 #include "tile/Conversion/Passes.h"
-#include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -83,19 +82,7 @@ StringRef mlir::tile::getRocmToolkitPath() {
 
 void mlir::tile::buildTileToROCDLPipeline(
     OpPassManager &pm, const TileToROCDLPipelineOptions &options) {
-  TileAttachTargetOptions tileTarget;
-  tileTarget.chip = options.chip;
-  tileTarget.vendor = "amd";
-  tileTarget.features.assign(options.instructions.begin(),
-                             options.instructions.end());
-  pm.addPass(createTileAttachTarget(tileTarget));
-  pm.addPass(createTileInferLayouts());
-  pm.addPass(createConvertTileToGPU());
-  // As in tile-to-nvvm: outline before canonicalizing, so that slot indices
-  // stay constants inside the kernels.
-  pm.addPass(createGpuKernelOutliningPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  buildTileKernelsToGPU(pm, options.chip, options.instructions, "amd");
 
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -93,6 +93,13 @@ StringRef getRocmToolkitPath();
 void buildTileToROCDLPipeline(OpPassManager &pm,
                               const TileToROCDLPipelineOptions &options);
 
+/// The front both GPU pipelines share: attach the target (`chip`, from
+/// `vendor`, restricted to `instructions` when given), infer layouts, lower
+/// tile ops to per-thread gpu code, outline the kernels, clean up.
+void buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
+                           ArrayRef<std::string> instructions,
+                           StringRef vendor);
+
 /// tile-to-cpu: tile kernels to loops (convert-tile-to-cpu), cleaned up and
 /// lowered to the LLVM dialect, ready for the ExecutionEngine.
 void buildTileToCPUPipeline(OpPassManager &pm);
