@@ -85,6 +85,13 @@ MmaAtom mlir::tile::getMfma16x16x16Atom() {
                  makeFragment(Dims{{t(4, 16), s(4, 1)}, {t(16, 1)}})};
 }
 
+MmaAtom mlir::tile::getMfma16x16x32Atom() {
+  return MmaAtom{16, 16, 32, 64,
+                 makeFragment(Dims{{t(16, 1)}, {t(4, 16), s(8, 1)}}),
+                 makeFragment(Dims{{t(4, 16), s(8, 1)}, {t(16, 1)}}),
+                 makeFragment(Dims{{t(4, 16), s(4, 1)}, {t(16, 1)}})};
+}
+
 Layout mlir::tile::getWgmmaAccumulator(int64_t n) {
   // Warp w of the warpgroup owns rows 16w..16w+15, each warp as mma.sync's
   // accumulator, repeated every 8 columns.

@@ -105,6 +105,20 @@ TEST(FragmentLayoutsTest, MfmaMatchesAmdTables) {
   });
 }
 
+TEST(FragmentLayoutsTest, Mfma16x16x32MatchesAmdTables) {
+  MmaAtom atom = getMfma16x16x32Atom();
+  EXPECT_EQ(atom.k, 32);
+  expectTable(atom.a, 64, 8, [](int64_t lane, int64_t v) {
+    return std::make_pair(lane % 16, 8 * (lane / 16) + v);
+  });
+  expectTable(atom.b, 64, 8, [](int64_t lane, int64_t v) {
+    return std::make_pair(8 * (lane / 16) + v, lane % 16);
+  });
+  expectTable(atom.c, 64, 4, [](int64_t lane, int64_t v) {
+    return std::make_pair(4 * (lane / 16) + v, lane % 16);
+  });
+}
+
 TEST(FragmentLayoutsTest, WgmmaMatchesPtx) {
   // D fragment of wgmma.m64nNk16 (f32): row = 16 * warp + groupID +
   // 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * threadID_in_group + i % 2.

@@ -44,8 +44,12 @@ struct MmaAtom {
 /// mma.sync atoms by A/B element width: 16 bits (f16/bf16, m16n8k16), 32
 /// bits (tf32, m16n8k8), 8 bits (s8/u8, m16n8k32).
 std::optional<MmaAtom> getMmaSyncAtom(unsigned elementBits);
-/// CDNA v_mfma_f32_16x16x16{f16,bf16} on a 64-lane wave.
+/// CDNA v_mfma_f32_16x16x16{f16,bf16} on a 64-lane wave (also
+/// v_mfma_i32_16x16x16i8 of CDNA1/2: four operand elements per lane).
 MmaAtom getMfma16x16x16Atom();
+/// CDNA3 v_mfma_i32_16x16x32_i8: lane l holds A[l % 16][8 (l / 16) + v] and
+/// B[8 (l / 16) + v][l % 16] for v < 8, C as in 16x16x16.
+MmaAtom getMfma16x16x32Atom();
 /// Hopper wgmma.m64nNk16: the accumulator (64 x n, 128 threads) and A from
 /// registers (64 x 16).
 Layout getWgmmaAccumulator(int64_t n);

@@ -4,11 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Each 64-lane wave repeats v_mfma_f32_16x16x16{f16,bf16} over its share of
-// C (the GemmPlan's MFMA tiling): per K step, A and B are gathered into four
-// elements per lane (from registers, or from LDS through the operand's
-// layout), the four accumulator slots of the lane's tile go in as a
-// vector<4xf32>, and `amdgpu.mfma` accumulates.
+// Each 64-lane wave repeats its MFMA over its share of C (the GemmPlan's
+// tiling): v_mfma_f32_16x16x16{f16,bf16}, or for i8 -> i32
+// v_mfma_i32_16x16x16i8 (CDNA2) / v_mfma_i32_16x16x32_i8 (CDNA3). Per K
+// step, A and B are gathered into four (eight) elements per lane (from
+// registers, or from LDS through the operand's layout), the four
+// accumulator slots of the lane's tile go in as a vector<4xf32|i32>, and
+// `amdgpu.mfma` accumulates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,14 +74,14 @@ public:
   }
 
 private:
-  /// Whether the lane's four elements of `x` (consecutive along K) are
+  /// Whether the lane's elements of `x` (consecutive along K) are
   /// consecutive in LDS: K is the stored inner dim (A as M x K, B as
-  /// N x K) and the layout keeps runs of 4 elements together, so one
-  /// ds_read_b64 fetches them.
-  static bool isKContiguous(const GemmOperand &x, bool isA) {
+  /// N x K) and the layout keeps runs of that many elements together, so
+  /// one ds_read fetches them.
+  static bool isKContiguous(const GemmOperand &x, bool isA, int64_t run) {
     if (!x.shared || x.transposed == isA)
       return false;
-    return succeeded(x.shared->layout.rescale(1, 4));
+    return succeeded(x.shared->layout.rescale(1, run));
   }
 
   /// The lane's four elements of an atom operand whose top-left corner is
@@ -90,7 +92,7 @@ private:
                Value row0, Value col0, bool isA) {
     auto vectorType = VectorType::get({getSlotExtent(atomLayout)},
                                       x.elementType);
-    if (isKContiguous(x, isA)) {
+    if (isKContiguous(x, isA, vectorType.getNumElements())) {
       SmallVector<Value> rc = k.fragmentIndex(b, loc, atomLayout, 0, lane);
       Value row = arith::AddIOp::create(b, loc, row0, rc[0]);
       Value col = arith::AddIOp::create(b, loc, col0, rc[1]);
@@ -146,7 +148,8 @@ LogicalResult mlir::tile::gpu_lowering::emitMfmaGemm(
     const KernelContext &k, OpBuilder &b, GemmOp op, const GemmPlan &plan,
     const GemmOperand &a, const GemmOperand &bOperand,
     const FragmentStorage &c) {
-  MmaAtom atom = getMfma16x16x16Atom();
+  MmaAtom atom =
+      plan.atomK == 32 ? getMfma16x16x32Atom() : getMfma16x16x16Atom();
   MfmaLowering(k, b, op, plan, atom, a, bOperand, c).run();
   return success();
 }

@@ -284,11 +284,14 @@ FailureOr<GemmPlan> mlir::tile::planGemm(GemmOp op, const TargetInfo &target,
     instruction = GemmInstruction::MmaSync;
     if (atom)
       name = ("mma.sync m16n8k" + Twine(atom->k)).str();
-  } else if (target.hasMfma() && a == b && (a.isF16() || a.isBF16()) &&
-             c.isF32()) {
-    atom = getMfma16x16x16Atom();
+  } else if (target.hasMfma() && a == b &&
+             (((a.isF16() || a.isBF16()) && c.isF32()) ||
+              (a.isSignlessInteger(8) && c.isSignlessInteger(32)))) {
+    // CDNA3 replaced the i8 16x16x16 MFMA with 16x16x32.
+    bool k32 = a.isSignlessInteger(8) && target.version >= 940;
+    atom = k32 ? getMfma16x16x32Atom() : getMfma16x16x16Atom();
     instruction = GemmInstruction::Mfma;
-    name = "mfma 16x16x16";
+    name = k32 ? "mfma 16x16x32" : "mfma 16x16x16";
   }
   if (!atom)
     return planFma(op, threads);
