@@ -6,7 +6,8 @@
 # With TILE_STATIC_LINK=ON (the device bundle), libraries link nothing and
 # executables link the static MLIR/LLVM archives in one group, with
 # --gc-sections and a static C++ runtime, so that the result needs only
-# libc, libz, libzstd and libtinfo on the machine it runs on.
+# libc, libm, libz and libzstd on the machine it runs on (tinfo is linked
+# but --as-needed drops it).
 #
 #===------------------------------------------------------------------------===#
 option(TILE_STATIC_LINK "Link executables against static MLIR/LLVM" OFF)
