@@ -294,5 +294,9 @@ mlir::tile::jit::selectDevice(StringRef name, StringRef chip, bool allowOffline,
     return createOfflineDevice(*target, chip);
   error =
       (*target == Target::CUDA ? "no CUDA device: " : "no ROCm device: ") + why;
+  if (allowOffline)
+    error += std::string("; name the chip (e.g. ") +
+             (*target == Target::CUDA ? "sm_90a" : "gfx942") +
+             ") to compile without a device";
   return failure();
 }

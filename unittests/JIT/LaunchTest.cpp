@@ -235,10 +235,15 @@ TEST_F(LaunchTest, SelectsDevicesByName) {
   EXPECT_EQ((*automatic)->getTarget(), gpu ? Target::CUDA : Target::CPU);
   if (gpu)
     return;
-  // Without a GPU: a GPU target fails with the reason, or, with a chip and
-  // allowOffline, compiles only.
-  EXPECT_TRUE(failed(selectDevice("cuda", "", true, error)));
+  // Without a GPU: a GPU target fails with the reason (and, where compiling
+  // alone is allowed, how to do that), or, with a chip and allowOffline,
+  // compiles only.
+  EXPECT_TRUE(failed(selectDevice("cuda", "", false, error)));
   EXPECT_EQ(error, "no CUDA device: " + why);
+  EXPECT_TRUE(failed(selectDevice("cuda", "", true, error)));
+  EXPECT_EQ(error, "no CUDA device: " + why +
+                       "; name the chip (e.g. sm_90a) to compile without a "
+                       "device");
   FailureOr<std::unique_ptr<Device>> offline =
       selectDevice("cuda", "sm_90a", true, error);
   ASSERT_TRUE(succeeded(offline));
