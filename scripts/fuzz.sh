@@ -8,10 +8,11 @@
 # test input (split at "// -----"), and runs each target for SECONDS
 # (default 60) seconds:
 #
-#   scripts/fuzz.sh [SECONDS] [infer|gpu|cpu ...]
+#   scripts/fuzz.sh [SECONDS] [infer|gpu|rocdl|cpu ...]
 #
 #   tile-fuzz-infer  parse, verify, tile-infer-layouts
 #   tile-fuzz-gpu    parse, verify, tile-to-nvvm up to PTX (no ptxas)
+#   tile-fuzz-rocdl  parse, verify, tile-to-rocdl up to AMDGPU assembly
 #   tile-fuzz-cpu    parse, verify, tile-to-cpu, translation to LLVM IR
 #
 # A crash, a sanitizer report, an input that runs longer than
@@ -30,7 +31,7 @@ build="${TILE_ASAN_BUILD_DIR:-$root/build-asan}"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(infer gpu cpu)
+[ "${#targets[@]}" -gt 0 ] || targets=(infer gpu rocdl cpu)
 timeout="${TILE_FUZZ_TIMEOUT:-20}"
 
 # The targets link libFuzzer in scripts/sanitize.sh's build tree (ASan,
