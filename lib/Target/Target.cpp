@@ -95,11 +95,13 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
       set(Feature::CpAsync);
       set(Feature::MmaSync);
     }
-    if (version >= 90)
-      set(Feature::Tma);
     // wgmma and setmaxnreg exist on sm_90a only (not sm_100a's successor).
-    if (version == 90 && archSpecific)
+    // TMA pipelines are on by default where they have run (sm_90a, with
+    // wgmma consumers, on an H100); other sm_90+ targets may list `tma`.
+    if (version == 90 && archSpecific) {
       set(Feature::Wgmma);
+      set(Feature::Tma);
+    }
     return info;
   }
   if (chip.consume_front("gfx")) {
@@ -142,7 +144,9 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
                   .str();
       return failure();
     }
-    if (!info->has(*feature)) {
+    bool mayList = *feature == Feature::Tma && info->isNVIDIA() &&
+                   info->version >= 90;
+    if (!info->has(*feature) && !mayList) {
       error = ("feature '" + name + "' does not exist on " + info->chip).str();
       return failure();
     }

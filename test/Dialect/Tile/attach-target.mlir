@@ -3,6 +3,7 @@
 // RUN: not tile-opt %s --split-input-file --tile-attach-target=chip=sm_5 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=wgmma,dma" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="chip=sm_80 features=wgmma" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90 features=cp.async,ldmatrix,mma.sync,tma" | FileCheck %s --check-prefix=LISTED
 
 // tile-attach-target sets the module's target, replacing one it had.
 // CHECK: module attributes {tile.target = #tile.target<"sm_90a">}
@@ -10,5 +11,8 @@
 // CHIP: error: unknown chip 'sm_5'; expected one of sm_70 .. sm_120 (sm_90a for Hopper features), gfx9xx (gfx90a, gfx942), gfx10xx-gfx12xx, host
 // UNKNOWN: error: unknown feature 'dma'; expected cp.async, ldmatrix, mma.sync, tma, wgmma or mfma
 // MISSING: error: feature 'wgmma' does not exist on sm_80
+// TMA pipelines are on by default on sm_90a only; other sm_90+ chips may
+// list them.
+// LISTED: module attributes {tile.target = #tile.target<"sm_90", features = ["cp.async", "ldmatrix", "mma.sync", "tma"]>}
 module attributes {tile.target = #tile.target<"sm_80">} {
 }
