@@ -120,6 +120,13 @@ class Bench:
         text = template.substitute(T=dtype, BM=bm, BN=bn, BK=bk,
                                    THREADS=threads, STAGES=stages,
                                    RASTER="#tile.raster<8, row>")
+        if self.args.features is not None:
+            # The module names its target: tile-run keeps its features.
+            names = ", ".join(f'"{n}"' for n in
+                              self.args.features.split(",") if n)
+            text = (f'module attributes {{tile.target = #tile.target<'
+                    f'"{self.args.chip}", features = [{names}]>}} {{\n'
+                    f'{text}}}\n')
         path = os.path.join(self.tmp, f"gemm_{dtype}_{bm}_{bn}_{bk}_"
                             f"{threads}_{stages}.mlir")
         with open(path, "w") as f:
@@ -146,7 +153,11 @@ class Bench:
         runs = 20 if flops > 5e11 else 50
 
         best = None
-        for config in GEMM_CONFIGS:
+        configs = GEMM_CONFIGS
+        if self.args.gemm_configs:
+            configs = [tuple(int(v) for v in c.split("x"))
+                       for c in self.args.gemm_configs.split(",")]
+        for config in configs:
             source = self.gemm_source(dtype, config)
             ok, seconds, out = self.run_tile(
                 source,
@@ -554,6 +565,17 @@ def main():
     parser.add_argument("--gemm-sizes",
                         help="comma list of square GEMM sizes to measure "
                              "(instead of the suite's squares and LLM shapes)")
+    parser.add_argument("--gemm-configs",
+                        help="comma list of GEMM configurations "
+                             "BMxBNxBKxTHREADSxSTAGES to try (instead of "
+                             "the suite's)")
+    parser.add_argument("--features",
+                        help="comma list of target features for the GEMM "
+                             "kernels (their module names the target), to "
+                             "compare strategies: e.g. without "
+                             "warp-specialize")
+    parser.add_argument("--chip", default="sm_90a",
+                        help="the chip --features is for (default sm_90a)")
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     os.makedirs(args.out, exist_ok=True)

@@ -26,6 +26,8 @@ StringRef mlir::tile::getFeatureName(Feature feature) {
     return "wgmma";
   case Feature::Mfma:
     return "mfma";
+  case Feature::WarpSpecialize:
+    return "warp-specialize";
   }
   return "";
 }
@@ -96,11 +98,13 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
       set(Feature::MmaSync);
     }
     // wgmma and setmaxnreg exist on sm_90a only (not sm_100a's successor).
-    // TMA pipelines are on by default where they have run (sm_90a, with
-    // wgmma consumers, on an H100); other sm_90+ targets may list `tma`.
+    // TMA pipelines (warp-specialized) are on by default where they have
+    // run (sm_90a, with wgmma consumers, on an H100); other sm_90+ targets
+    // may list `tma`.
     if (version == 90 && archSpecific) {
       set(Feature::Wgmma);
       set(Feature::Tma);
+      set(Feature::WarpSpecialize);
     }
     return info;
   }
@@ -140,7 +144,8 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
     std::optional<Feature> feature = parseFeature(name);
     if (!feature) {
       error = ("unknown feature '" + name +
-               "'; expected cp.async, ldmatrix, mma.sync, tma, wgmma or mfma")
+               "'; expected cp.async, ldmatrix, mma.sync, tma, wgmma, mfma or "
+               "warp-specialize")
                   .str();
       return failure();
     }

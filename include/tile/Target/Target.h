@@ -43,10 +43,15 @@ enum class Feature : uint32_t {
   Wgmma = 1u << 4,
   /// CDNA matrix-core instructions (gfx908+).
   Mfma = 1u << 5,
+  /// A TMA pipeline's copies issued by a producer warpgroup of their own,
+  /// registers moved to the consumer warpgroups with setmaxnreg (sm_90a;
+  /// takes effect with `tma`).
+  WarpSpecialize = 1u << 6,
 };
-constexpr unsigned kNumFeatures = 6;
+constexpr unsigned kNumFeatures = 7;
 
-/// "cp.async", "ldmatrix", "mma.sync", "tma", "wgmma", "mfma".
+/// "cp.async", "ldmatrix", "mma.sync", "tma", "wgmma", "mfma",
+/// "warp-specialize".
 StringRef getFeatureName(Feature feature);
 std::optional<Feature> parseFeature(StringRef name);
 

@@ -73,7 +73,16 @@ Value KernelContext::getScratch(OpBuilder &b, Location loc, Operation *op,
 }
 
 void KernelContext::barrier(OpBuilder &b, Location loc) const {
-  gpu::BarrierOp::create(b, loc);
+  if (!plan.warpSpecialized) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  // Barrier 0 is the whole block's; the producer warpgroup never joins.
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  };
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(threads),
+                          /*reductionOp=*/{}, /*reductionPredicate=*/Value());
 }
 
 void KernelContext::publishShared(OpBuilder &b, Location loc) const {

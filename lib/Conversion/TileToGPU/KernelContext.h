@@ -75,6 +75,11 @@ public:
   /// issued and committed, not waited for.
   llvm::SmallPtrSet<Operation *, 4> asyncGemms;
   llvm::DenseMap<Operation *, Value> tmaReady;
+  /// Warp specialization (plan.warpSpecialized): the loop's mbarriers, made
+  /// before the block splits into consumers and producer, and the block
+  /// where the producer warpgroup's code goes.
+  Value producerBarriers;
+  Block *producerBlock = nullptr;
 
   /// What the plan decided for an op of the kernel (or a clone of one, see
   /// recordClones).
@@ -106,7 +111,8 @@ public:
   Value constant(OpBuilder &b, Location loc, int64_t value) const {
     return constantIndex(b, loc, value);
   }
-  /// Emits `gpu.barrier`.
+  /// Synchronizes the kernel's threads: `gpu.barrier`, or a named barrier
+  /// over the consumer threads of a warp-specialized kernel.
   void barrier(OpBuilder &b, Location loc) const;
   /// Makes this thread's writes to shared memory visible to the block: a
   /// barrier, after a proxy fence where the tensor cores (wgmma) or the copy
@@ -195,6 +201,13 @@ void populatePipeliningPatterns(RewritePatternSet &patterns,
 /// Host code before the launch (Pipelining.cpp): the tensor maps of the
 /// kernel's TMA producers and whether each TMA pipeline may run.
 void createTensorMaps(KernelContext &context, OpBuilder &b, Location loc);
+/// Warp specialization (plan.warpSpecialized), at the start of the launch
+/// (TmaPipeline.cpp): the loop's mbarriers set up by the whole block, then
+/// the split into the consumer threads (setmaxnreg up) and the producer
+/// warpgroup (down). Returns the op before which the kernel's code goes
+/// (the consumers'); sets producerBarriers and producerBlock.
+Operation *splitWarpSpecialized(KernelContext &context, OpBuilder &b,
+                                Location loc);
 
 //===----------------------------------------------------------------------===//
 // Code shared by the families

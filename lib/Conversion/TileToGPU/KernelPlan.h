@@ -80,12 +80,23 @@ public:
   llvm::DenseMap<Operation *, GemmPlan> gemms;
   /// How each copy between two fragments moves its elements.
   llvm::DenseMap<Operation *, FragmentTransfer> transfers;
+  /// The pipelined loop whose TMA version is warp-specialized (null:
+  /// none): a producer warpgroup of its own, after the kernel's `threads`,
+  /// issues its copies; the kernel's code runs on the consumer threads
+  /// (0 .. threads-1), which synchronize through a named barrier.
+  Operation *warpSpecialized = nullptr;
   /// Bytes of dynamic shared memory the block needs.
   int64_t sharedBytes = 0;
   /// The async proxy (wgmma, TMA) reads or writes shared memory that
   /// threads write: their writes are fenced (fence.proxy.async) before the
   /// barrier that publishes them.
   bool asyncProxyUsesShared = false;
+
+  /// Threads the block is launched with (the producer warpgroup too).
+  int64_t getLaunchThreads() const {
+    return threads + (warpSpecialized ? kProducerThreads : 0);
+  }
+  static constexpr int64_t kProducerThreads = 128;
 
   /// The layout of a fragment value of this kernel.
   const Layout &getFragmentLayout(Value fragment) const {
@@ -104,6 +115,12 @@ private:
 /// Pipelining.cpp: the schedule of `loop`; fails with a diagnostic on a
 /// schedule it cannot honor.
 FailureOr<PipelinePlan> planPipeline(const KernelPlan &plan, PipelinedOp loop);
+
+/// Pipelining.cpp: the pipelined loop of `kernel` to warp-specialize, or
+/// null: the one TMA pipeline of the kernel, a statement of its body, on a
+/// target with `warp-specialize`, when its bounds and tiles' origins can
+/// be computed by the producer (pure ops of the body).
+Operation *planWarpSpecialization(const KernelPlan &plan, KernelOp kernel);
 
 /// Bytes of shared scratch an op needs (0: none): reductions across warps,
 /// scans of fragments (Reductions.cpp), copies between fragments whose

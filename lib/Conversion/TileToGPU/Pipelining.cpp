@@ -49,6 +49,66 @@ mlir::tile::gpu_lowering::getOffsetSlice(PipelinedOp loop, CopyOp copy) {
   return slice;
 }
 
+/// The ops of `scope` (outside `loop`) that `loop`'s bounds and its
+/// producers' offsets are computed from, in order; failure when one of
+/// them is not a pure op without regions in `scope`'s block.
+FailureOr<SetVector<Operation *>>
+mlir::tile::gpu_lowering::getProducerSetup(PipelinedOp loop,
+                                           ArrayRef<CopyOp> producers,
+                                           Region &scope) {
+  SmallVector<Value> roots{loop.getLower(), loop.getUpper(), loop.getStep()};
+  for (CopyOp copy : producers) {
+    FailureOr<SetVector<Operation *>> slice = getOffsetSlice(loop, copy);
+    if (failed(slice))
+      return failure();
+    llvm::append_range(roots, copy.getOffsets());
+    for (Operation *op : *slice)
+      llvm::append_range(roots, op->getOperands());
+  }
+  SetVector<Operation *> setup;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.omitBlockArguments = true;
+  options.filter = [&](Operation *op) {
+    return scope.isAncestor(op->getParentRegion()) && !loop->isAncestor(op);
+  };
+  for (Value root : roots) {
+    Operation *def = root.getDefiningOp();
+    if (!def || !options.filter(def))
+      continue;
+    if (failed(getBackwardSlice(root, &setup, options)))
+      return failure();
+  }
+  for (Operation *op : setup)
+    if (op->getNumRegions() != 0 || !isPure(op) ||
+        op->getBlock() != &scope.front())
+      return failure();
+  return mlir::topologicalSort(setup);
+}
+
+Operation *
+mlir::tile::gpu_lowering::planWarpSpecialization(const KernelPlan &plan,
+                                                 KernelOp kernel) {
+  if (!plan.target.has(Feature::WarpSpecialize) || plan.threads % 128 != 0 ||
+      plan.threads + KernelPlan::kProducerThreads > 1024)
+    return nullptr;
+  Operation *chosen = nullptr;
+  for (auto &[op, pipeline] : plan.pipelines) {
+    if (!pipeline.tma)
+      continue;
+    if (chosen)
+      return nullptr; // one producer warpgroup serves one loop
+    chosen = op;
+  }
+  if (!chosen || chosen->getParentOp() != kernel.getOperation())
+    return nullptr;
+  auto loop = cast<PipelinedOp>(chosen);
+  if (failed(getProducerSetup(loop, plan.pipelines.find(chosen)->second.producers,
+                              kernel.getBody())))
+    return nullptr;
+  return chosen;
+}
+
 FailureOr<PipelinePlan>
 mlir::tile::gpu_lowering::planPipeline(const KernelPlan &kernelPlan,
                                        PipelinedOp loop) {

@@ -74,7 +74,8 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
         plan->sharedBytes + (staticShared ? kSharedAlignment : 0));
     auto launch = gpu::LaunchOp::create(
         rewriter, loc, grid[0], grid[1], grid[2],
-        context.constant(rewriter, loc, plan->threads), one, one, sharedSize);
+        context.constant(rewriter, loc, plan->getLaunchThreads()), one, one,
+        sharedSize);
     Block &body = launch.getBody().front();
     rewriter.setInsertionPointToEnd(&body);
     auto terminator = gpu::TerminatorOp::create(rewriter, loc);
@@ -106,8 +107,12 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
           context.constant(rewriter, loc, kSharedAlignment - 1));
     }
 
-    // Move the body in, then give buffers their storage.
-    rewriter.inlineBlockBefore(&kernel.getBody().front(), terminator, ids);
+    // Move the body in (to the consumer threads of a warp-specialized
+    // kernel), then give buffers their storage.
+    Operation *bodyEnd = terminator;
+    if (plan->warpSpecialized)
+      bodyEnd = splitWarpSpecialized(context, rewriter, loc);
+    rewriter.inlineBlockBefore(&kernel.getBody().front(), bodyEnd, ids);
     SmallVector<Operation *> allocations;
     body.walk([&](Operation *op) {
       if (isa<AllocSharedOp, FragmentOp>(op))
@@ -133,6 +138,9 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
       auto type = cast<FragmentType>(buffer.getType());
       auto slotsType =
           MemRefType::get({getSlotExtent(layout)}, type.getElementType());
+      // In the kernel's entry block, where LLVM promotes it to registers
+      // (not in the consumers' branch of a warp-specialized kernel).
+      rewriter.setInsertionPointToStart(&body);
       Value slots =
           memref::AllocaOp::create(rewriter, op->getLoc(), slotsType);
       context.fragments[buffer] = {slots, layout, type};

@@ -12,7 +12,8 @@
 //     chunks; commit groups, wait_group and a block barrier per iteration.
 //   TMA (TmaPipeline.cpp, sm_90): one thread issues bulk tensor copies that
 //     complete on the stage's mbarrier; consumers wait on its phase and give
-//     the stage back through a second mbarrier.
+//     the stage back through a second mbarrier. Warp-specialized (sm_90a),
+//     that thread is in a producer warpgroup of its own.
 //
 // Pipelining.cpp plans the loops and picks, at run time, between the
 // versions a loop has (TMA, cp.async, as written).
@@ -59,7 +60,15 @@ bool isTmaProducer(const KernelPlan &plan, PipelinedOp loop, CopyOp copy);
 /// Whether `gemm` may stay in flight across iterations of `loop`'s TMA
 /// version.
 bool canStayInFlight(const KernelPlan &plan, PipelinedOp loop, GemmOp gemm);
-/// Builds the TMA version of `loop` at `b`'s insertion point.
+/// The ops of `scope` (outside `loop`) that `loop`'s bounds and its
+/// producers' offsets are computed from, in order; failure when one of
+/// them is not a pure op without regions in `scope`'s block. A
+/// warp-specialized producer computes them itself.
+FailureOr<SetVector<Operation *>>
+getProducerSetup(PipelinedOp loop, ArrayRef<CopyOp> producers, Region &scope);
+/// Builds the TMA version of `loop` at `b`'s insertion point; when it is
+/// the kernel's warp-specialized loop, its producer goes into
+/// `k.producerBlock`.
 LogicalResult buildTmaPipeline(KernelContext &k, PatternRewriter &rewriter,
                                PipelinedOp loop, const PipelinePlan &plan,
                                OpBuilder &b);

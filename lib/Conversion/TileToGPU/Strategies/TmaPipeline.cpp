@@ -88,7 +88,75 @@ std::optional<TmaBox> getTmaBox(const SharedBufferPlan &buffer) {
   return box;
 }
 
+/// The mbarriers of a `stages`-stage TMA pipeline, set up by thread 0:
+/// `full` i (one arrival, plus the bytes), `empty` i (every thread of the
+/// kernel). The stages may reuse memory other buffers used through the
+/// generic proxy: it is fenced before the copy engine writes. Between
+/// barriers of the whole block (`wholeBlock`, before a warp-specialized
+/// block splits) or of the kernel's threads.
+Value createStageBarriers(KernelContext &k, OpBuilder &b, Location loc,
+                          int64_t stages, bool wholeBlock) {
+  MLIRContext *context = b.getContext();
+  auto barrierType = nvgpu::MBarrierGroupType::get(
+      context,
+      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup),
+      2 * stages);
+  Value barriers = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
+  auto sync = [&] {
+    if (wholeBlock)
+      gpu::BarrierOp::create(b, loc);
+    else
+      k.barrier(b, loc);
+  };
+  sync();
+  Value isLeader = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, k.threadId, k.constant(b, loc, 0));
+  scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &then, Location l) {
+    for (int64_t i = 0; i < 2 * stages; ++i)
+      nvgpu::MBarrierInitOp::create(
+          then, l, barriers, k.constant(then, l, i < stages ? 1 : k.threads),
+          k.constant(then, l, i), /*predicate=*/Value());
+    NVVM::FenceProxyOp::create(
+        then, l, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    scf::YieldOp::create(then, l);
+  });
+  sync();
+  return barriers;
+}
+
 } // namespace
+
+Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
+                                                          OpBuilder &b,
+                                                          Location loc) {
+  const PipelinePlan &pipeline =
+      k.plan.pipelines.find(k.plan.warpSpecialized)->second;
+  k.producerBarriers = createStageBarriers(k, b, loc, pipeline.stages,
+                                           /*wholeBlock=*/true);
+  // Registers: 64K per SM for the one block; the launch gives each thread
+  // an equal share (8-register steps), the producer keeps 24 and the
+  // consumers take what is left, up to 240.
+  constexpr int64_t kRegisterFile = 65536, kProducerRegisters = 24;
+  int64_t atLaunch = kRegisterFile / k.plan.getLaunchThreads() / 8 * 8;
+  int64_t consumer = std::min<int64_t>(
+      240, (kRegisterFile - KernelPlan::kProducerThreads * kProducerRegisters) /
+               k.threads / 8 * 8);
+  Value isConsumer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           k.threadId,
+                                           k.constant(b, loc, k.threads));
+  auto split = scf::IfOp::create(b, loc, isConsumer, /*withElseRegion=*/true);
+  k.producerBlock = split.elseBlock();
+  OpBuilder producer(split.elseBlock()->getTerminator());
+  if (atLaunch > kProducerRegisters)
+    NVVM::SetMaxRegisterOp::create(producer, loc, kProducerRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+  OpBuilder consumers(split.thenBlock()->getTerminator());
+  if (consumer > atLaunch)
+    NVVM::SetMaxRegisterOp::create(consumers, loc, consumer,
+                                   NVVM::SetMaxRegisterAction::increase);
+  return split.thenBlock()->getTerminator();
+}
 
 /// Whether `gemm`, in `loop`'s body, may run on while the loop goes on: a
 /// wgmma reading A and B from shared memory whose accumulator no other op
@@ -137,10 +205,14 @@ public:
   LogicalResult build(OpBuilder &b);
 
 private:
-  /// Thread 0 fills stage `stage` with iteration `iteration`'s tiles, after
-  /// waiting for its consumers unless `firstFill`.
+  /// Fills stage `stage` with iteration `iteration`'s tiles where `go`
+  /// holds (always when null), after waiting for the stage's consumers
+  /// unless `emptyParity` is null. `outside` maps the values from outside
+  /// the loop that the tiles' origins use (a producer warpgroup's copies).
   void issue(OpBuilder &b, Value iteration, Value stage, Value emptyParity,
-             Value valid);
+             Value go, const IRMapping &outside = IRMapping());
+  /// Warp-specialized: the producer warpgroup's loop, in its block.
+  LogicalResult buildProducer();
   Value index(OpBuilder &b, int64_t v) { return k.constant(b, loc, v); }
 
   KernelContext &k;
@@ -154,9 +226,9 @@ private:
 };
 
 void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
-                               Value emptyParity, Value valid) {
-  Value go = arith::AndIOp::create(b, loc, isLeader, valid);
-  scf::IfOp::create(b, loc, go, [&](OpBuilder &then, Location l) {
+                               Value emptyParity, Value go,
+                               const IRMapping &outside) {
+  auto body = [&](OpBuilder &then, Location l) {
     int64_t stages = plan.stages;
     if (emptyParity)
       nvgpu::MBarrierTryWaitParityOp::create(
@@ -167,7 +239,7 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
                                             /*predicate=*/Value());
     for (CopyOp copy : plan.producers) {
       // The tile's origin in this iteration.
-      IRMapping mapping;
+      IRMapping mapping = outside;
       mapping.map(loop.getInductionVar(), iteration);
       SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
       for (Operation *op : slice)
@@ -211,8 +283,64 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
             /*predicate=*/Value());
       }
     }
+  };
+  if (!go)
+    return body(b, loc);
+  scf::IfOp::create(b, loc, go, [&](OpBuilder &then, Location l) {
+    body(then, l);
     scf::YieldOp::create(then, l);
   });
+}
+
+/// The producer warpgroup's first thread, while the host found the
+/// tensors aligned (the consumers run the TMA version then), computes the
+/// loop's bounds and fills every iteration's stage in turn, waiting for the
+/// consumers to give it back first (a stage's first wait, on parity 1 of a
+/// fresh mbarrier, passes at once).
+LogicalResult TmaPipelineBuilder::buildProducer() {
+  OpBuilder b(k.producerBlock->getTerminator());
+  Value go = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k.threadId,
+                            index(b, k.threads)),
+      k.tmaReady.lookup(loop));
+  auto guard = scf::IfOp::create(b, loc, go, /*withElseRegion=*/false);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  FailureOr<SetVector<Operation *>> setup =
+      getProducerSetup(loop, plan.producers, *loop->getParentRegion());
+  if (failed(setup))
+    return loop.emitOpError("internal error: the producer warpgroup cannot "
+                            "compute the loop's tiles");
+  IRMapping outside;
+  for (Operation *op : *setup)
+    b.clone(*op, outside);
+  auto i1 = [&](bool v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
+  };
+  int64_t stages = plan.stages;
+  auto forOp = scf::ForOp::create(
+      b, loc, outside.lookupOrDefault(loop.getLower()),
+      outside.lookupOrDefault(loop.getUpper()),
+      outside.lookupOrDefault(loop.getStep()),
+      ValueRange{index(b, 0), i1(false)},
+      [&](OpBuilder &nb, Location l, Value iv, ValueRange carried) {
+        Value stage = carried[0], phase = carried[1];
+        Value emptyParity =
+            arith::XOrIOp::create(nb, l, phase,
+                                  arith::ConstantIntOp::create(
+                                      nb, l, nb.getI1Type(), true));
+        issue(nb, iv, stage, emptyParity, /*go=*/Value(), outside);
+        Value plusOne = arith::AddIOp::create(nb, l, stage, index(nb, 1));
+        Value wraps = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                            plusOne, index(nb, stages));
+        scf::YieldOp::create(
+            nb, l,
+            ValueRange{
+                arith::SelectOp::create(nb, l, wraps, index(nb, 0), plusOne),
+                arith::XOrIOp::create(nb, l, phase, wraps)});
+      });
+  (void)forOp;
+  return success();
 }
 
 LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
@@ -225,38 +353,25 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
                   (buffer.type.getElementTypeBitWidth() / 8);
   }
   MLIRContext *context = b.getContext();
-  auto barrierType = nvgpu::MBarrierGroupType::get(
-      context,
-      gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup),
-      2 * stages);
-  barriers = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
-  isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                   k.threadId, index(b, 0));
-
-  // Thread 0 sets up the barriers: `full` i (one arrival, plus the bytes),
-  // `empty` i (every thread). The stages may reuse memory other buffers
-  // used through the generic proxy: fence it before the copy engine writes.
-  k.barrier(b, loc);
-  scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &then, Location l) {
-    for (int64_t i = 0; i < 2 * stages; ++i)
-      nvgpu::MBarrierInitOp::create(
-          then, l, barriers, index(then, i < stages ? 1 : k.threads),
-          index(then, i), /*predicate=*/Value());
-    NVVM::FenceProxyOp::create(
-        then, l, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
-    scf::YieldOp::create(then, l);
-  });
-  k.barrier(b, loc);
-
-  // Prologue: iterations 0 .. s-2 into stages 0 .. s-2 (first fills: no
-  // consumer to wait for).
-  for (int64_t i = 0; i + 1 < stages; ++i) {
-    Value iteration = arith::AddIOp::create(
-        b, loc, lower, arith::MulIOp::create(b, loc, step, index(b, i)));
-    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                        iteration, upper);
-    issue(b, iteration, index(b, i), Value(), valid);
+  bool specialized = k.plan.warpSpecialized == loop.getOperation();
+  if (specialized) {
+    barriers = k.producerBarriers;
+    if (failed(buildProducer()))
+      return failure();
+  } else {
+    isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     k.threadId, index(b, 0));
+    barriers = createStageBarriers(k, b, loc, stages, /*wholeBlock=*/false);
+    // Prologue: iterations 0 .. s-2 into stages 0 .. s-2 (first fills: no
+    // consumer to wait for).
+    for (int64_t i = 0; i + 1 < stages; ++i) {
+      Value iteration = arith::AddIOp::create(
+          b, loc, lower, arith::MulIOp::create(b, loc, step, index(b, i)));
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          iteration, upper);
+      issue(b, iteration, index(b, i), Value(),
+            arith::AndIOp::create(b, loc, isLeader, valid));
+    }
   }
 
   // Carried: the stage iteration j reads and its `full` phase, the stage it
@@ -310,8 +425,13 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   // With gemms left in flight, the stage to refill is given back only at
   // the end of the iteration: fill it there.
   bool async = !plan.asyncGemms.empty();
+  auto refill = [&](OpBuilder &rb) {
+    if (!specialized)
+      issue(rb, ahead, writeStage, emptyParity,
+            arith::AndIOp::create(rb, loc, isLeader, valid));
+  };
   if (!async)
-    issue(b, ahead, writeStage, emptyParity, valid);
+    refill(b);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, readPhase,
                                          index(b, 10000000), readStage);
   // Each thread leaves the wait on its own; warp-wide instructions (wgmma
@@ -337,7 +457,7 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
       release(then, writeStage);
       scf::YieldOp::create(then, l);
     });
-    issue(b, ahead, writeStage, emptyParity, valid);
+    refill(b);
     bodyEnd = wait;
   }
 

@@ -206,14 +206,19 @@ static std::optional<GemmPlan> planWgmma(GemmOp op, const TargetInfo &target,
       grid = {1, groups};
     break;
   case WarpPolicy::Square: {
-    int64_t bestScore = 0;
+    // The widest instructions first (up to 256 columns: each k-step reads
+    // A once per instruction from shared memory, so 64x256 per warpgroup
+    // reads 17% less than 128x128), then the squarest shares.
+    std::pair<int64_t, int64_t> best;
     for (int64_t gm = 1; gm <= groups; ++gm) {
-      if (groups % gm != 0 || !fits(gm, groups / gm))
+      int64_t gn = groups / gm;
+      if (groups % gm != 0 || !fits(gm, gn))
         continue;
-      int64_t score = std::abs(m / gm - n / (groups / gm));
-      if (!grid || score < bestScore) {
-        grid = {gm, groups / gm};
-        bestScore = score;
+      std::pair<int64_t, int64_t> score{-std::min<int64_t>(n / gn, 256),
+                                        std::abs(m / gm - n / gn)};
+      if (!grid || score < best) {
+        grid = {gm, gn};
+        best = score;
       }
     }
     break;
