@@ -430,7 +430,7 @@ class Bench:
         if self.args.gemm_sizes:
             sizes = [int(s) for s in self.args.gemm_sizes.split(",")]
         if want("gemm"):
-            for dtype in ["f16", "bf16"]:
+            for dtype in self.args.gemm_dtypes.split(","):
                 for s in sizes:
                     self.bench_gemm(dtype, s, s, s)
                 if not self.args.quick and not self.args.gemm_sizes:
@@ -565,6 +565,8 @@ def main():
     parser.add_argument("--gemm-sizes",
                         help="comma list of square GEMM sizes to measure "
                              "(instead of the suite's squares and LLM shapes)")
+    parser.add_argument("--gemm-dtypes", default="f16,bf16",
+                        help="comma list of GEMM dtypes (default f16,bf16)")
     parser.add_argument("--gemm-configs",
                         help="comma list of GEMM configurations "
                              "BMxBNxBKxTHREADSxSTAGES to try (instead of "
