@@ -352,6 +352,9 @@ public:
     if constexpr (Api::kHasTensorMaps)
       symbols.push_back({"mgpuTensorMapEncodeTiledMemref",
                          reinterpret_cast<void *>(&tensorMapEncodeTiledMemref)});
+    if constexpr (Api::kHasClusters)
+      symbols.push_back({"mgpuLaunchClusterKernel",
+                         reinterpret_cast<void *>(&launchClusterKernel)});
     return symbols;
   }
 
@@ -405,6 +408,29 @@ public:
                            intptr_t blockZ, int32_t sharedBytes,
                            void * /*stream*/, void **params, void **extra,
                            size_t /*paramCount*/) {
+    launch(function, /*cluster=*/nullptr, gridX, gridY, gridZ, blockX, blockY,
+           blockZ, sharedBytes, params, extra);
+  }
+
+  static void launchClusterKernel(void *function, intptr_t clusterX,
+                                  intptr_t clusterY, intptr_t clusterZ,
+                                  intptr_t gridX, intptr_t gridY,
+                                  intptr_t gridZ, intptr_t blockX,
+                                  intptr_t blockY, intptr_t blockZ,
+                                  int32_t sharedBytes, void * /*stream*/,
+                                  void **params, void **extra,
+                                  size_t /*paramCount*/) {
+    const intptr_t cluster[3] = {clusterX, clusterY, clusterZ};
+    launch(function, cluster, gridX, gridY, gridZ, blockX, blockY, blockZ,
+           sharedBytes, params, extra);
+  }
+
+  /// Launches `function` on the runtime's stream, in clusters of
+  /// `cluster` blocks unless it is null.
+  static void launch(void *function, const intptr_t *cluster, intptr_t gridX,
+                     intptr_t gridY, intptr_t gridZ, intptr_t blockX,
+                     intptr_t blockY, intptr_t blockZ, int32_t sharedBytes,
+                     void **params, void **extra) {
     GpuRuntime &rt = get();
     if (!rt.enter())
       return;
@@ -422,9 +448,15 @@ public:
         return;
       rt.kernels.setSharedLimit(f, sharedBytes);
     }
-    Call launch =
-        rt.api.launch(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
-                      sharedBytes, rt.getCurrentStream(), params, extra);
+    Call launch = [&] {
+      if constexpr (Api::kHasClusters)
+        if (cluster)
+          return rt.api.launchClusters(f, cluster, gridX, gridY, gridZ,
+                                       blockX, blockY, blockZ, sharedBytes,
+                                       rt.getCurrentStream(), params, extra);
+      return rt.api.launch(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                           sharedBytes, rt.getCurrentStream(), params, extra);
+    }();
     if (launch.result != Api::kSuccess)
       rt.check(launch, rt.kernels.getName(f).c_str());
   }

@@ -28,6 +28,8 @@ StringRef mlir::tile::getFeatureName(Feature feature) {
     return "mfma";
   case Feature::WarpSpecialize:
     return "warp-specialize";
+  case Feature::TmaMulticast:
+    return "tma-multicast";
   }
   return "";
 }
@@ -105,6 +107,7 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
       set(Feature::Wgmma);
       set(Feature::Tma);
       set(Feature::WarpSpecialize);
+      set(Feature::TmaMulticast);
     }
     return info;
   }
@@ -144,8 +147,8 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
     std::optional<Feature> feature = parseFeature(name);
     if (!feature) {
       error = ("unknown feature '" + name +
-               "'; expected cp.async, ldmatrix, mma.sync, tma, wgmma, mfma or "
-               "warp-specialize")
+               "'; expected cp.async, ldmatrix, mma.sync, tma, wgmma, mfma, "
+               "warp-specialize or tma-multicast")
                   .str();
       return failure();
     }

@@ -26,6 +26,7 @@
 
 #include "gtest/gtest.h"
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <set>
@@ -73,6 +74,7 @@ struct FakeDriver {
   static constexpr const char *kShortName = "fake";
   static constexpr const char *kLaunchName = "fakeLaunch";
   static constexpr bool kHasTensorMaps = true;
+  static constexpr bool kHasClusters = true;
 
   // Configuration.
   bool hasDriver = true;
@@ -83,6 +85,8 @@ struct FakeDriver {
   std::map<std::string, int> calls;
   std::vector<std::pair<std::string, int32_t>> optIns;
   std::vector<Stream> launchStreams;
+  /// The cluster shape of each cluster launch.
+  std::vector<std::array<intptr_t, 3>> clusters;
   std::vector<Stream> synchronizedStreams;
   double milliseconds = 0;
 
@@ -159,6 +163,15 @@ struct FakeDriver {
       milliseconds += 1;
     }
     return result;
+  }
+  Call launchClusters(Function function, const intptr_t cluster[3],
+                      intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+                      int32_t sharedBytes, Stream stream, void **params,
+                      void **extra) {
+    clusters.push_back({cluster[0], cluster[1], cluster[2]});
+    return launch(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                  sharedBytes, stream, params, extra);
   }
 
   Call synchronizeStream(Stream stream) {
@@ -360,6 +373,26 @@ TEST(GpuRuntime, LooksUpFunctionsAndOptsInToSharedMemoryOnce) {
   EXPECT_EQ(h.driver.optIns,
             (OptIns{{"m.k", 65536}, {"m.k", 102400}, {"m.other", 65536}}));
   EXPECT_EQ(h.driver.calls["fakeLaunch"], 6);
+  EXPECT_EQ(h.synchronize(), "");
+}
+
+TEST(GpuRuntime, ClusterLaunchesPassTheirClusterShape) {
+  Harness<Fake<20>> h;
+  void *kernel = h.function(h.load("m"), "k");
+  using ClusterLaunchFn =
+      void (*)(void *, intptr_t, intptr_t, intptr_t, intptr_t, intptr_t,
+               intptr_t, intptr_t, intptr_t, intptr_t, int32_t, void *,
+               void **, void **, size_t);
+  auto launchClusters = h.get<ClusterLaunchFn>("mgpuLaunchClusterKernel");
+  launchClusters(kernel, 2, 1, 1, 32, 16, 1, 384, 1, 1, 102400, nullptr,
+                 nullptr, nullptr, 0);
+  h.launch(kernel);
+  using Shapes = std::vector<std::array<intptr_t, 3>>;
+  EXPECT_EQ(h.driver.clusters, (Shapes{{2, 1, 1}}));
+  EXPECT_EQ(h.driver.calls["fakeLaunch"], 2);
+  // The dynamic shared memory opt-in holds for cluster launches too.
+  using OptIns = std::vector<std::pair<std::string, int32_t>>;
+  EXPECT_EQ(h.driver.optIns, (OptIns{{"m.k", 102400}}));
   EXPECT_EQ(h.synchronize(), "");
 }
 

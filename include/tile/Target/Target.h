@@ -47,11 +47,15 @@ enum class Feature : uint32_t {
   /// registers moved to the consumer warpgroups with setmaxnreg (sm_90a;
   /// takes effect with `tma`).
   WarpSpecialize = 1u << 6,
+  /// Pairs of blocks (clusters of 2 along the grid's x) share the tiles
+  /// both load: each loads half and TMA multicasts it to both (sm_90a;
+  /// takes effect with `warp-specialize`).
+  TmaMulticast = 1u << 7,
 };
-constexpr unsigned kNumFeatures = 7;
+constexpr unsigned kNumFeatures = 8;
 
 /// "cp.async", "ldmatrix", "mma.sync", "tma", "wgmma", "mfma",
-/// "warp-specialize".
+/// "warp-specialize", "tma-multicast".
 StringRef getFeatureName(Feature feature);
 std::optional<Feature> parseFeature(StringRef name);
 

@@ -76,10 +76,16 @@ public:
   llvm::SmallPtrSet<Operation *, 4> asyncGemms;
   llvm::DenseMap<Operation *, Value> tmaReady;
   /// Warp specialization (plan.warpSpecialized): the loop's mbarriers, made
-  /// before the block splits into consumers and producer, and the block
-  /// where the producer warpgroup's code goes.
+  /// before the block splits into consumers and producer, and the op
+  /// before which the producer warpgroup's code goes.
   Value producerBarriers;
-  Block *producerBlock = nullptr;
+  Operation *producerEnd = nullptr;
+  /// Clustered (plan.isClustered()): i1, the block is one of a pair that
+  /// multicasts (the launch's clusters have 2 blocks), and i32, the ranks
+  /// of this block and of the other in the pair.
+  Value multicast;
+  Value clusterRank;
+  Value peerRank;
 
   /// What the plan decided for an op of the kernel (or a clone of one, see
   /// recordClones).
@@ -205,7 +211,8 @@ void createTensorMaps(KernelContext &context, OpBuilder &b, Location loc);
 /// (TmaPipeline.cpp): the loop's mbarriers set up by the whole block, then
 /// the split into the consumer threads (setmaxnreg up) and the producer
 /// warpgroup (down). Returns the op before which the kernel's code goes
-/// (the consumers'); sets producerBarriers and producerBlock.
+/// (the consumers'); sets producerBarriers, producerEnd and, clustered,
+/// multicast and peerRank.
 Operation *splitWarpSpecialized(KernelContext &context, OpBuilder &b,
                                 Location loc);
 

@@ -83,7 +83,7 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
   });
   if (result.wasInterrupted() || failed(plan.planSharedMemory(kernel)))
     return failure();
-  plan.warpSpecialized = planWarpSpecialization(plan, kernel);
+  planWarpSpecialization(plan, kernel);
   return plan;
 }
 

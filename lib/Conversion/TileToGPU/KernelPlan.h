@@ -58,6 +58,10 @@ struct PipelinePlan {
   /// in flight across iterations (waiting for the previous one before
   /// giving its stage back).
   SmallVector<Operation *> asyncGemms;
+  /// Warp-specialized and clustered (pairs of blocks along the grid's x):
+  /// the producers whose tile is the same for both blocks of a pair; each
+  /// block loads half of its boxes and TMA multicasts them to both.
+  SmallVector<CopyOp> multicast;
 };
 
 class KernelPlan {
@@ -92,6 +96,12 @@ public:
   /// barrier that publishes them.
   bool asyncProxyUsesShared = false;
 
+  /// Blocks are launched in clusters of 2 along x (when the grid's x is
+  /// even) to share the multicast producers' tiles.
+  bool isClustered() const {
+    return warpSpecialized &&
+           !pipelines.find(warpSpecialized)->second.multicast.empty();
+  }
   /// Threads the block is launched with (the producer warpgroup too).
   int64_t getLaunchThreads() const {
     return threads + (warpSpecialized ? kProducerThreads : 0);
@@ -116,11 +126,14 @@ private:
 /// schedule it cannot honor.
 FailureOr<PipelinePlan> planPipeline(const KernelPlan &plan, PipelinedOp loop);
 
-/// Pipelining.cpp: the pipelined loop of `kernel` to warp-specialize, or
-/// null: the one TMA pipeline of the kernel, a statement of its body, on a
-/// target with `warp-specialize`, when its bounds and tiles' origins can
-/// be computed by the producer (pure ops of the body).
-Operation *planWarpSpecialization(const KernelPlan &plan, KernelOp kernel);
+/// Pipelining.cpp: sets `plan.warpSpecialized` to the pipelined loop of
+/// `kernel` to warp-specialize, if any: the one TMA pipeline of the kernel,
+/// a statement of its body, on a target with `warp-specialize`, when its
+/// bounds and tiles' origins can be computed by the producer (pure ops of
+/// the body). With `tma-multicast`, lists the loop's producers that the
+/// blocks of a cluster pair share (their tiles' origins do not depend on
+/// the block id that differs within a pair, nor do the loop's bounds).
+void planWarpSpecialization(KernelPlan &plan, KernelOp kernel);
 
 /// Bytes of shared scratch an op needs (0: none): reductions across warps,
 /// scans of fragments (Reductions.cpp), copies between fragments whose

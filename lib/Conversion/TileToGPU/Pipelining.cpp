@@ -86,27 +86,61 @@ mlir::tile::gpu_lowering::getProducerSetup(PipelinedOp loop,
   return mlir::topologicalSort(setup);
 }
 
-Operation *
-mlir::tile::gpu_lowering::planWarpSpecialization(const KernelPlan &plan,
-                                                 KernelOp kernel) {
+/// Whether any of `values` is computed, inside `kernel`, from `blockId`
+/// (a block argument of its body).
+static bool dependsOn(KernelOp kernel, ValueRange values, Value blockId) {
+  SmallVector<Value> worklist(values.begin(), values.end());
+  llvm::DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (value == blockId)
+      return true;
+    if (!seen.insert(value).second)
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (def && kernel->isAncestor(def))
+      llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
+void mlir::tile::gpu_lowering::planWarpSpecialization(KernelPlan &plan,
+                                                      KernelOp kernel) {
   if (!plan.target.has(Feature::WarpSpecialize) || plan.threads % 128 != 0 ||
       plan.threads + KernelPlan::kProducerThreads > 1024)
-    return nullptr;
+    return;
   Operation *chosen = nullptr;
   for (auto &[op, pipeline] : plan.pipelines) {
     if (!pipeline.tma)
       continue;
     if (chosen)
-      return nullptr; // one producer warpgroup serves one loop
+      return; // one producer warpgroup serves one loop
     chosen = op;
   }
   if (!chosen || chosen->getParentOp() != kernel.getOperation())
-    return nullptr;
+    return;
   auto loop = cast<PipelinedOp>(chosen);
-  if (failed(getProducerSetup(loop, plan.pipelines.find(chosen)->second.producers,
-                              kernel.getBody())))
-    return nullptr;
-  return chosen;
+  PipelinePlan &pipeline = plan.pipelines.find(chosen)->second;
+  if (failed(getProducerSetup(loop, pipeline.producers, kernel.getBody())))
+    return;
+  plan.warpSpecialized = chosen;
+
+  // Clusters of 2 along the launch's x: without rasterization, or with
+  // row panels of even height, the two blocks' ids differ in the first id
+  // only (when the grid's x is even, which the host checks).
+  RasterAttr raster = kernel.getRasterAttr();
+  if (!plan.target.has(Feature::TmaMulticast) ||
+      (raster && (raster.getOrder() != RasterOrder::Row ||
+                  raster.getPanel() % 2 != 0)))
+    return;
+  Value pairId = kernel.getBody().getArgument(0);
+  if (dependsOn(kernel, {loop.getLower(), loop.getUpper(), loop.getStep()},
+                pairId))
+    return;
+  for (CopyOp copy : pipeline.producers)
+    if (!dependsOn(kernel, copy.getOffsets(), pairId) &&
+        canMulticast(plan, copy))
+      pipeline.multicast.push_back(copy);
 }
 
 FailureOr<PipelinePlan>

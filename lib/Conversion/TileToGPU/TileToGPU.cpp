@@ -72,11 +72,28 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     Value sharedSize = arith::ConstantIntOp::create(
         rewriter, loc, rewriter.getI32Type(),
         plan->sharedBytes + (staticShared ? kSharedAlignment : 0));
+    // Clustered: pairs of blocks along x share tiles, when x is even.
+    Value clusterX;
+    if (plan->isClustered()) {
+      Value two = context.constant(rewriter, loc, 2);
+      Value even = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(rewriter, loc, grid[0], two),
+          context.constant(rewriter, loc, 0));
+      clusterX = arith::SelectOp::create(rewriter, loc, even, two, one);
+    }
     auto launch = gpu::LaunchOp::create(
         rewriter, loc, grid[0], grid[1], grid[2],
         context.constant(rewriter, loc, plan->getLaunchThreads()), one, one,
-        sharedSize);
+        sharedSize, /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+        /*workgroupAttributions=*/{}, /*privateAttributions=*/{}, clusterX,
+        clusterX ? one : Value(), clusterX ? one : Value());
     Block &body = launch.getBody().front();
+    // The builder leaves out the cluster ids' and sizes' arguments (the
+    // last six) that the op expects with clusters.
+    if (clusterX)
+      while (body.getNumArguments() < 18)
+        body.addArgument(rewriter.getIndexType(), loc);
     rewriter.setInsertionPointToEnd(&body);
     auto terminator = gpu::TerminatorOp::create(rewriter, loc);
     rewriter.setInsertionPoint(terminator);

@@ -47,6 +47,7 @@ struct Driver {
   X(cuModuleGetFunction)                                                       \
   X(cuFuncSetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
+  X(cuLaunchKernelEx)                                                          \
   X(cuStreamCreate)                                                            \
   X(cuStreamSynchronize)                                                       \
   X(cuStreamWaitEvent)                                                         \
@@ -85,6 +86,7 @@ struct CudaApi {
   static constexpr const char *kShortName = "cuda";
   static constexpr const char *kLaunchName = "cuLaunchKernel";
   static constexpr bool kHasTensorMaps = true;
+  static constexpr bool kHasClusters = true;
 
   bool open(std::string &why) {
     void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
@@ -157,6 +159,30 @@ struct CudaApi {
               int32_t sharedBytes, Stream stream, void **params, void **extra) {
     return TILE_CALL(cuLaunchKernel, function, gridX, gridY, gridZ, blockX,
                      blockY, blockZ, sharedBytes, stream, params, extra);
+  }
+  /// A launch in clusters of `cluster` blocks (sm_90+).
+  Call launchClusters(Function function, const intptr_t cluster[3],
+                      intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+                      int32_t sharedBytes, Stream stream, void **params,
+                      void **extra) {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = static_cast<unsigned>(cluster[0]);
+    attribute.value.clusterDim.y = static_cast<unsigned>(cluster[1]);
+    attribute.value.clusterDim.z = static_cast<unsigned>(cluster[2]);
+    CUlaunchConfig config{};
+    config.gridDimX = gridX;
+    config.gridDimY = gridY;
+    config.gridDimZ = gridZ;
+    config.blockDimX = blockX;
+    config.blockDimY = blockY;
+    config.blockDimZ = blockZ;
+    config.sharedMemBytes = sharedBytes;
+    config.hStream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    return TILE_CALL(cuLaunchKernelEx, &config, function, params, extra);
   }
 
   Call synchronizeStream(Stream stream) {

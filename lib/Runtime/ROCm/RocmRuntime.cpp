@@ -72,6 +72,7 @@ struct HipApi {
   static constexpr const char *kShortName = "rocm";
   static constexpr const char *kLaunchName = "hipModuleLaunchKernel";
   static constexpr bool kHasTensorMaps = false;
+  static constexpr bool kHasClusters = false;
 
   bool open(std::string &why) {
     void *library = dlopen("libamdhip64.so", RTLD_NOW | RTLD_GLOBAL);

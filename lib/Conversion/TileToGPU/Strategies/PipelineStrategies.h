@@ -57,6 +57,9 @@ LogicalResult buildCpAsyncPipeline(KernelContext &k, PatternRewriter &rewriter,
 
 /// Whether `copy`, a producer of `loop`, can be a TMA load.
 bool isTmaProducer(const KernelPlan &plan, PipelinedOp loop, CopyOp copy);
+/// Whether the TMA boxes of `copy`, a TMA producer, can be split between
+/// the two blocks of a cluster pair (an even number of them).
+bool canMulticast(const KernelPlan &plan, CopyOp copy);
 /// Whether `gemm` may stay in flight across iterations of `loop`'s TMA
 /// version.
 bool canStayInFlight(const KernelPlan &plan, PipelinedOp loop, GemmOp gemm);
@@ -68,7 +71,7 @@ FailureOr<SetVector<Operation *>>
 getProducerSetup(PipelinedOp loop, ArrayRef<CopyOp> producers, Region &scope);
 /// Builds the TMA version of `loop` at `b`'s insertion point; when it is
 /// the kernel's warp-specialized loop, its producer goes into
-/// `k.producerBlock`.
+/// `k.producerEnd`.
 LogicalResult buildTmaPipeline(KernelContext &k, PatternRewriter &rewriter,
                                PipelinedOp loop, const PipelinePlan &plan,
                                OpBuilder &b);

@@ -89,39 +89,48 @@ std::optional<TmaBox> getTmaBox(const SharedBufferPlan &buffer) {
 }
 
 /// The mbarriers of a `stages`-stage TMA pipeline, set up by thread 0:
-/// `full` i (one arrival, plus the bytes), `empty` i (every thread of the
-/// kernel). The stages may reuse memory other buffers used through the
+/// `full` i (one arrival, plus the bytes), `empty` i (`emptyCount`
+/// arrivals). The stages may reuse memory other buffers used through the
 /// generic proxy: it is fenced before the copy engine writes. Between
 /// barriers of the whole block (`wholeBlock`, before a warp-specialized
-/// block splits) or of the kernel's threads.
+/// block splits) or of the kernel's threads; of the whole cluster, whose
+/// blocks arrive on each other's barriers, with `cluster`.
 Value createStageBarriers(KernelContext &k, OpBuilder &b, Location loc,
-                          int64_t stages, bool wholeBlock) {
+                          int64_t stages, Value emptyCount, bool wholeBlock,
+                          bool cluster) {
   MLIRContext *context = b.getContext();
   auto barrierType = nvgpu::MBarrierGroupType::get(
       context,
       gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup),
       2 * stages);
   Value barriers = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
-  auto sync = [&] {
-    if (wholeBlock)
-      gpu::BarrierOp::create(b, loc);
-    else
-      k.barrier(b, loc);
-  };
-  sync();
+  if (wholeBlock)
+    gpu::BarrierOp::create(b, loc);
+  else
+    k.barrier(b, loc);
   Value isLeader = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq, k.threadId, k.constant(b, loc, 0));
   scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &then, Location l) {
     for (int64_t i = 0; i < 2 * stages; ++i)
       nvgpu::MBarrierInitOp::create(
-          then, l, barriers, k.constant(then, l, i < stages ? 1 : k.threads),
+          then, l, barriers,
+          i < stages ? k.constant(then, l, 1) : emptyCount,
           k.constant(then, l, i), /*predicate=*/Value());
     NVVM::FenceProxyOp::create(
         then, l, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    if (cluster)
+      NVVM::FenceMbarrierInitOp::create(then, l);
     scf::YieldOp::create(then, l);
   });
-  sync();
+  if (cluster) {
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+  } else if (wholeBlock) {
+    gpu::BarrierOp::create(b, loc);
+  } else {
+    k.barrier(b, loc);
+  }
   return barriers;
 }
 
@@ -132,8 +141,25 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
                                                           Location loc) {
   const PipelinePlan &pipeline =
       k.plan.pipelines.find(k.plan.warpSpecialized)->second;
-  k.producerBarriers = createStageBarriers(k, b, loc, pipeline.stages,
-                                           /*wholeBlock=*/true);
+  bool clustered = k.plan.isClustered();
+  // Consumers give a stage back one arrival per warp (and, multicasting,
+  // one on the other block's barrier too).
+  Value emptyCount = k.constant(b, loc, k.threads / 32);
+  if (clustered) {
+    Type i32 = b.getI32Type();
+    k.multicast = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, NVVM::ClusterDim::create(b, loc, i32),
+        arith::ConstantIntOp::create(b, loc, i32, 2));
+    k.clusterRank = NVVM::ClusterId::create(b, loc, i32);
+    k.peerRank = arith::XOrIOp::create(
+        b, loc, k.clusterRank, arith::ConstantIntOp::create(b, loc, i32, 1));
+    emptyCount = arith::SelectOp::create(
+        b, loc, k.multicast, k.constant(b, loc, 2 * (k.threads / 32)),
+        emptyCount);
+  }
+  k.producerBarriers =
+      createStageBarriers(k, b, loc, pipeline.stages, emptyCount,
+                          /*wholeBlock=*/true, /*cluster=*/clustered);
   // Registers: 64K per SM for the one block; the launch gives each thread
   // an equal share (8-register steps), the producer keeps 24 and the
   // consumers take what is left, up to 240.
@@ -146,7 +172,6 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
                                            k.threadId,
                                            k.constant(b, loc, k.threads));
   auto split = scf::IfOp::create(b, loc, isConsumer, /*withElseRegion=*/true);
-  k.producerBlock = split.elseBlock();
   OpBuilder producer(split.elseBlock()->getTerminator());
   if (atLaunch > kProducerRegisters)
     NVVM::SetMaxRegisterOp::create(producer, loc, kProducerRegisters,
@@ -155,7 +180,26 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
   if (consumer > atLaunch)
     NVVM::SetMaxRegisterOp::create(consumers, loc, consumer,
                                    NVVM::SetMaxRegisterAction::increase);
-  return split.thenBlock()->getTerminator();
+  k.producerEnd = split.elseBlock()->getTerminator();
+  Operation *consumersEnd = split.thenBlock()->getTerminator();
+  if (clustered) {
+    // No block leaves while the other may still arrive on its barriers:
+    // the consumers wait for the whole cluster at the end (the producer
+    // threads arrive as they finish).
+    k.producerEnd = NVVM::ClusterArriveOp::create(producer, loc, UnitAttr());
+    consumersEnd =
+        NVVM::ClusterArriveOp::create(consumers, loc, consumers.getUnitAttr());
+    NVVM::ClusterWaitOp::create(consumers, loc, consumers.getUnitAttr());
+  }
+  return consumersEnd;
+}
+
+/// Whether the TMA boxes of `copy` can be split between the two blocks of
+/// a cluster pair.
+bool mlir::tile::gpu_lowering::canMulticast(const KernelPlan &plan,
+                                            CopyOp copy) {
+  std::optional<TmaBox> box = getTmaBox(plan.shared.find(copy.getDest())->second);
+  return box && box->loads % 2 == 0;
 }
 
 /// Whether `gemm`, in `loop`'s body, may run on while the loop goes on: a
@@ -213,6 +257,8 @@ private:
              Value go, const IRMapping &outside = IRMapping());
   /// Warp-specialized: the producer warpgroup's loop, in its block.
   LogicalResult buildProducer();
+  /// Arrives on mbarrier `index` of the other block of the cluster pair.
+  void arriveOnPeer(OpBuilder &b, Location loc, Value index);
   Value index(OpBuilder &b, int64_t v) { return k.constant(b, loc, v); }
 
   KernelContext &k;
@@ -263,24 +309,49 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
           then, l, index(then, buffer.offset),
           arith::MulIOp::create(then, l, stage,
                                 index(then, buffer.stageElements * bytes)));
-      for (int64_t p = 0; p < box.loads; ++p) {
+      // Box p: panel p of the stage's tile, through the tensor map; with
+      // `mask`, to the same place in both blocks of the cluster pair.
+      auto load = [&](OpBuilder &lb, Location ll, int64_t p, Value mask) {
         Value at = arith::AddIOp::create(
-            then, l, stageStart,
-            index(then, p * box.rows * box.columns * bytes));
-        Value dst = memref::ViewOp::create(then, l, boxType, k.dynamicShared,
-                                           k.sharedByteOffset(then, l, at),
+            lb, ll, stageStart, index(lb, p * box.rows * box.columns * bytes));
+        Value dst = memref::ViewOp::create(lb, ll, boxType, k.dynamicShared,
+                                           k.sharedByteOffset(lb, ll, at),
                                            ValueRange());
-        Value column = arith::AddIOp::create(
-            then, l, origin[1], index(then, p * box.columns));
+        Value column =
+            arith::AddIOp::create(lb, ll, origin[1], index(lb, p * box.columns));
         // Coordinates innermost first, as the tensor map's dims.
         auto [pointer, descriptorType] = k.tensorMaps.lookup(copy);
         Value descriptor = UnrealizedConversionCastOp::create(
-                               then, l, descriptorType, pointer)
+                               lb, ll, descriptorType, pointer)
                                .getResult(0);
-        nvgpu::TmaAsyncLoadOp::create(
-            then, l, dst, barriers, descriptor,
-            ValueRange{column, origin[0]}, stage, /*multicastMask=*/Value(),
-            /*predicate=*/Value());
+        nvgpu::TmaAsyncLoadOp::create(lb, ll, dst, barriers, descriptor,
+                                      ValueRange{column, origin[0]}, stage,
+                                      mask, /*predicate=*/Value());
+      };
+      auto loadAll = [&](OpBuilder &lb, Location ll) {
+        for (int64_t p = 0; p < box.loads; ++p)
+          load(lb, ll, p, Value());
+      };
+      if (!k.multicast || !llvm::is_contained(plan.multicast, copy)) {
+        loadAll(then, l);
+        continue;
+      }
+      // A shared tile: when the pair multicasts, each block loads every
+      // other box for both (its rank picks which).
+      auto shared = scf::IfOp::create(then, l, k.multicast,
+                                      /*withElseRegion=*/true);
+      OpBuilder alone = OpBuilder::atBlockTerminator(shared.elseBlock());
+      loadAll(alone, l);
+      OpBuilder pair = OpBuilder::atBlockTerminator(shared.thenBlock());
+      Value both = arith::ConstantIntOp::create(pair, l, pair.getI16Type(), 3);
+      for (int64_t p = 0; p < box.loads; ++p) {
+        Value mine = arith::CmpIOp::create(
+            pair, l, arith::CmpIPredicate::eq, k.clusterRank,
+            arith::ConstantIntOp::create(pair, l, pair.getI32Type(), p % 2));
+        scf::IfOp::create(pair, l, mine, [&](OpBuilder &mb, Location ml) {
+          load(mb, ml, p, both);
+          scf::YieldOp::create(mb, ml);
+        });
       }
     }
   };
@@ -292,13 +363,34 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
   });
 }
 
+void TmaPipelineBuilder::arriveOnPeer(OpBuilder &b, Location l,
+                                      Value index) {
+  MLIRContext *context = b.getContext();
+  Value address = nvgpu::MBarrierGetOp::create(b, l, b.getI32Type(), barriers,
+                                               index);
+  Value local = LLVM::IntToPtrOp::create(
+      b, l,
+      LLVM::LLVMPointerType::get(
+          context, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+      address);
+  Value remote = NVVM::MapaOp::create(
+      b, l,
+      LLVM::LLVMPointerType::get(
+          context,
+          static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
+      local, k.peerRank);
+  NVVM::MBarrierArriveOp::create(
+      b, l, /*res=*/Type(), remote, /*count=*/Value(),
+      NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CLUSTER));
+}
+
 /// The producer warpgroup's first thread, while the host found the
 /// tensors aligned (the consumers run the TMA version then), computes the
 /// loop's bounds and fills every iteration's stage in turn, waiting for the
 /// consumers to give it back first (a stage's first wait, on parity 1 of a
 /// fresh mbarrier, passes at once).
 LogicalResult TmaPipelineBuilder::buildProducer() {
-  OpBuilder b(k.producerBlock->getTerminator());
+  OpBuilder b(k.producerEnd);
   Value go = arith::AndIOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k.threadId,
@@ -361,7 +453,9 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   } else {
     isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                      k.threadId, index(b, 0));
-    barriers = createStageBarriers(k, b, loc, stages, /*wholeBlock=*/false);
+    barriers = createStageBarriers(k, b, loc, stages,
+                                   k.constant(b, loc, k.threads),
+                                   /*wholeBlock=*/false, /*cluster=*/false);
     // Prologue: iterations 0 .. s-2 into stages 0 .. s-2 (first fills: no
     // consumer to wait for).
     for (int64_t i = 0; i + 1 < stages; ++i) {
@@ -440,9 +534,30 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
       b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
 
   auto release = [&](OpBuilder &rb, Value stage) {
-    nvgpu::MBarrierArriveOp::create(
-        rb, loc, nvgpu::MBarrierTokenType::get(context), barriers,
-        arith::AddIOp::create(rb, loc, stage, index(rb, stages)));
+    Value empty = arith::AddIOp::create(rb, loc, stage, index(rb, stages));
+    auto arrive = [&](OpBuilder &ab) {
+      nvgpu::MBarrierArriveOp::create(
+          ab, loc, nvgpu::MBarrierTokenType::get(context), barriers, empty);
+    };
+    if (!specialized)
+      return arrive(rb);
+    // One arrival per warp (its lanes are done with the stage), on this
+    // block's barrier and, multicasting, on the other block's.
+    NVVM::SyncWarpOp::create(
+        rb, loc, arith::ConstantIntOp::create(rb, loc, rb.getI32Type(), -1));
+    Value lane = arith::RemUIOp::create(rb, loc, k.threadId, index(rb, 32));
+    Value first = arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::eq,
+                                        lane, index(rb, 0));
+    scf::IfOp::create(rb, loc, first, [&](OpBuilder &then, Location l) {
+      arrive(then);
+      if (k.multicast)
+        scf::IfOp::create(then, l, k.multicast, [&](OpBuilder &remote,
+                                                   Location rl) {
+          arriveOnPeer(remote, rl, empty);
+          scf::YieldOp::create(remote, rl);
+        });
+      scf::YieldOp::create(then, l);
+    });
   };
   // The end of the iteration, built before the body moves in (it reads the
   // producers' offsets): with gemms in flight, the previous iteration's are
