@@ -379,9 +379,12 @@ void TmaPipelineBuilder::arriveOnPeer(OpBuilder &b, Location l,
           context,
           static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
       local, k.peerRank);
+  // Release at CTA scope, as CUTLASS's cluster barriers do: the stage's
+  // readers (wgmma) are done, and a cluster-scope release would fence every
+  // arrival (a MEMBAR stall per warp and stage).
   NVVM::MBarrierArriveOp::create(
       b, l, /*res=*/Type(), remote, /*count=*/Value(),
-      NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CLUSTER));
+      NVVM::MemScopeKindAttr::get(context, NVVM::MemScopeKind::CTA));
 }
 
 /// The producer warpgroup's first thread, while the host found the
