@@ -151,14 +151,21 @@ bool allowsVectors(const Side &side, int64_t width) {
 }
 
 /// The widest vector (at most 16 bytes) that divides the innermost extent
-/// and that every side allows; 1 when there is none. Vectors need equal
-/// element types.
+/// and that every side allows; 1 when there is none. Vectors between
+/// memories need equal element types; a fragment side converts element by
+/// element (its slots are registers), and the memory side sets the width.
 int64_t chooseVectorWidth(ArrayRef<const Side *> sides,
                           ArrayRef<int64_t> shape) {
-  Type type = sides.front()->getElementType();
-  for (const Side *side : sides)
-    if (side->getElementType() != type)
+  Type type;
+  for (const Side *side : sides) {
+    if (side->kind == Side::Fragment)
+      continue;
+    if (type && side->getElementType() != type)
       return 1;
+    type = side->getElementType();
+  }
+  if (!type)
+    type = sides.front()->getElementType();
   for (int64_t width = 16 / elementBytes(type); width > 1; width /= 2) {
     if (shape.back() % width != 0)
       continue;
@@ -367,7 +374,8 @@ void storeFragment(const KernelContext &k, OpBuilder &b, Location loc,
           }
           SmallVector<Value> elements;
           for (int64_t i = 0; i < runWidth; ++i)
-            elements.push_back(loadSlot(inner, loc, fragment, slot + i));
+            elements.push_back(convertScalar(
+                inner, loc, loadSlot(inner, loc, fragment, slot + i), type));
           Value v = vector::FromElementsOp::create(
               inner, loc, VectorType::get({runWidth}, type), elements);
           writeVector(k, inner, loc, dst, index, v);
@@ -403,7 +411,9 @@ void loadFragment(const KernelContext &k, OpBuilder &b, Location loc,
           Value v = readVector(k, inner, loc, src, index, runWidth, pad);
           for (int64_t i = 0; i < runWidth; ++i)
             storeSlot(inner, loc, fragment, slot + i,
-                      vector::ExtractOp::create(inner, loc, v, i));
+                      convertScalar(inner, loc,
+                                    vector::ExtractOp::create(inner, loc, v, i),
+                                    type));
         });
   };
   if (width == 1)
