@@ -439,13 +439,14 @@ Type getShuffleType(Type type) {
   return IntegerType::get(type.getContext(), 32);
 }
 
-/// The scratch a fragment-to-fragment copy goes through: the tile in the
-/// destination's element type, rows padded by 16 bytes against bank
-/// conflicts.
+/// The scratch a copy goes through (between fragments, or from a fragment
+/// to global memory): the tile in the destination's element type, rows
+/// padded by 16 bytes against bank conflicts.
 SharedStorage getCopyScratch(CopyOp op) {
-  auto type = cast<FragmentType>(op.getDest().getType());
+  auto type = cast<ShapedType>(op.getTile().getType());
   ArrayRef<int64_t> shape = type.getShape();
-  int64_t pad = 16 / elementBytes(type.getElementType());
+  Type element = cast<ShapedType>(op.getDest().getType()).getElementType();
+  int64_t pad = 16 / elementBytes(element);
   SmallVector<Layout::DimFactors> dims;
   int64_t stride = 1;
   for (int64_t d = shape.size() - 1; d >= 0; --d) {
@@ -456,7 +457,7 @@ SharedStorage getCopyScratch(CopyOp op) {
   }
   SharedStorage scratch;
   scratch.layout = Layout(dims, 1);
-  scratch.type = MemRefType::get(shape, type.getElementType());
+  scratch.type = MemRefType::get(shape, element);
   scratch.stageElements = scratch.layout.getOutExtents()[0];
   return scratch;
 }
@@ -506,6 +507,38 @@ LogicalResult copyBetweenFragments(const KernelContext &k, OpBuilder &b,
   return success();
 }
 
+/// A copy between shared and global memory: elements dealt to threads in
+/// row-major order, 16-byte vectors where the tile and the tensors allow
+/// them (checked at run time for global alignment).
+void copyMemory(const KernelContext &k, OpBuilder &b, Location loc,
+                const Side &src, const Side &dst, ArrayRef<int64_t> shape,
+                TypedAttr pad) {
+  Type dstType = dst.getElementType();
+  auto scalar = [&](OpBuilder &ib) {
+    forEachDealtElement(k, ib, loc, shape,
+                        [&](OpBuilder &inner, Location l, ValueRange index) {
+                          Value v = readMemory(k, inner, l, src, index, pad);
+                          writeMemory(k, inner, l, dst, index,
+                                      convertScalar(inner, l, v, dstType));
+                        });
+  };
+  int64_t width = chooseVectorWidth({&src, &dst}, shape);
+  if (width == 1)
+    return scalar(b);
+  withAlignment(
+      b, loc, alignmentOfSides(k, b, loc, {&src, &dst}, width),
+      [&](OpBuilder &ib) {
+        forEachDealtElement(
+            k, ib, loc, shape,
+            [&](OpBuilder &inner, Location l, ValueRange index) {
+              writeVector(k, inner, l, dst, index,
+                          readVector(k, inner, l, src, index, width, pad));
+            },
+            width);
+      },
+      scalar);
+}
+
 } // namespace
 
 int64_t mlir::tile::gpu_lowering::getCopyScratchBytes(const KernelPlan &plan,
@@ -516,6 +549,32 @@ int64_t mlir::tile::gpu_lowering::getCopyScratchBytes(const KernelPlan &plan,
     return 0;
   SharedStorage scratch = getCopyScratch(op);
   return scratch.stageElements * elementBytes(scratch.type.getElementType());
+}
+
+int64_t mlir::tile::gpu_lowering::getStagedStoreBytes(const KernelPlan &plan,
+                                                      CopyOp op) {
+  Value src = op.getSource(), dst = op.getDest();
+  if (!plan.target.isNVIDIA() || !plan.fragments.count(src) ||
+      plan.fragments.count(dst) || plan.shared.count(dst))
+    return 0;
+  // Only where the fragment's own runs make narrower stores than 16 bytes
+  // and 16-byte vectors fit the tile's rows and the tensor's layout.
+  auto memref = cast<MemRefType>(dst.getType());
+  int64_t bytes = elementBytes(memref.getElementType());
+  ArrayRef<int64_t> shape = cast<ShapedType>(src.getType()).getShape();
+  int64_t width = 16 / bytes;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (16 % bytes != 0 || shape.back() % width != 0 ||
+      failed(memref.getStridesAndOffset(strides, offset)) ||
+      strides.empty() || strides.back() != 1 ||
+      succeeded(rescaleSlotRuns(plan.getFragmentLayout(src), width)))
+    return 0;
+  // Every thread stores at least one vector.
+  if (ShapedType::getNumElements(shape) * bytes < plan.threads * 16)
+    return 0;
+  SharedStorage scratch = getCopyScratch(op);
+  return scratch.stageElements * bytes;
 }
 
 void mlir::tile::gpu_lowering::forEachDealtElement(
@@ -582,6 +641,18 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
     if (failed(copyBetweenFragments(k, b, loc, op, *src.fragment,
                                     *dst.fragment)))
       return failure();
+  } else if (src.kind == Side::Fragment && k.plan.scratch.count(op)) {
+    // Staged: each thread writes its elements to shared scratch, then the
+    // block stores whole 16-byte rows of it, coalesced.
+    SharedStorage scratch = getCopyScratch(op);
+    scratch.memory =
+        k.getScratch(b, loc, op, scratch.stageElements, dstType);
+    Side staged = sharedSide(scratch);
+    k.barrier(b, loc);
+    storeFragment(k, b, loc, *src.fragment, staged);
+    k.barrier(b, loc);
+    copyMemory(k, b, loc, staged, dst, src.fragment->type.getShape(),
+               TypedAttr());
   } else if (src.kind == Side::Fragment) {
     // Each thread writes the elements it holds, once per element.
     storeFragment(k, b, loc, *src.fragment, dst);
@@ -589,35 +660,9 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
     // Every copy of every element is filled by its own thread.
     loadFragment(k, b, loc, src, *dst.fragment, op.getPadAttr());
   } else {
-    ArrayRef<int64_t> shape =
-        cast<ShapedType>(op.getTile().getType()).getShape();
-    auto scalar = [&](OpBuilder &ib) {
-      forEachDealtElement(k, ib, loc, shape,
-                          [&](OpBuilder &inner, Location l, ValueRange index) {
-                            Value v = readMemory(k, inner, l, src, index,
-                                                 op.getPadAttr());
-                            writeMemory(k, inner, l, dst, index,
-                                        convertScalar(inner, l, v, dstType));
-                          });
-    };
-    int64_t width = chooseVectorWidth({&src, &dst}, shape);
-    if (width == 1) {
-      scalar(b);
-    } else {
-      withAlignment(
-          b, loc, alignmentOfSides(k, b, loc, {&src, &dst}, width),
-          [&](OpBuilder &ib) {
-            forEachDealtElement(
-                k, ib, loc, shape,
-                [&](OpBuilder &inner, Location l, ValueRange index) {
-                  writeVector(k, inner, l, dst, index,
-                              readVector(k, inner, l, src, index, width,
-                                         op.getPadAttr()));
-                },
-                width);
-          },
-          scalar);
-    }
+    copyMemory(k, b, loc, src, dst,
+               cast<ShapedType>(op.getTile().getType()).getShape(),
+               op.getPadAttr());
   }
   if (writesShared)
     k.publishShared(b, loc);

@@ -137,6 +137,21 @@ LogicalResult KernelPlan::planBuffers(KernelOp kernel) {
 }
 
 LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
+  // Staging stores through shared memory is an optional gain, taken only
+  // in memory the block needs anyway (more would cost occupancy).
+  int64_t needed = placeSharedMemory(kernel, /*staging=*/false);
+  if (placeSharedMemory(kernel, /*staging=*/true) > needed)
+    placeSharedMemory(kernel, /*staging=*/false);
+  if (needed > target.sharedMemoryBytes)
+    return kernel.emitOpError("needs ")
+           << needed << " bytes of shared memory; " << target.chip
+           << " allows " << target.sharedMemoryBytes;
+  return success();
+}
+
+int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {
+  sharedBytes = 0;
+  scratch.clear();
   // What needs shared memory, and from which to which op of the kernel's
   // body (loops count whole) it is live.
   struct Request {
@@ -174,7 +189,8 @@ LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
     else if (auto cumsum = dyn_cast<CumSumOp>(op))
       bytes = getCumSumScratchBytes(*this, cumsum);
     else if (auto copy = dyn_cast<CopyOp>(op))
-      bytes = getCopyScratchBytes(*this, copy);
+      bytes = std::max(getCopyScratchBytes(*this, copy),
+                       staging ? getStagedStoreBytes(*this, copy) : 0);
     if (bytes > 0)
       requests.push_back({op, bytes, positionOf(op), positionOf(op)});
   });
@@ -225,9 +241,5 @@ LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
       needed += 16 * pipeline.stages;
   if (needed != sharedBytes)
     needed += kSharedAlignment;
-  if (needed > target.sharedMemoryBytes)
-    return kernel.emitOpError("needs ")
-           << needed << " bytes of shared memory; " << target.chip
-           << " allows " << target.sharedMemoryBytes;
-  return success();
+  return needed;
 }

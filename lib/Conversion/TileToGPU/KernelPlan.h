@@ -116,6 +116,9 @@ public:
 private:
   LogicalResult planBuffers(KernelOp kernel);
   LogicalResult planSharedMemory(KernelOp kernel);
+  /// Places the kernel's shared buffers and scratch (the optional staging
+  /// of stores too, with `staging`); returns the bytes the block needs.
+  int64_t placeSharedMemory(KernelOp kernel, bool staging);
 };
 
 //===----------------------------------------------------------------------===//
@@ -141,6 +144,11 @@ void planWarpSpecialization(KernelPlan &plan, KernelOp kernel);
 int64_t getReduceScratchBytes(const KernelPlan &plan, ReduceOp op);
 int64_t getCumSumScratchBytes(const KernelPlan &plan, CumSumOp op);
 int64_t getCopyScratchBytes(const KernelPlan &plan, CopyOp op);
+/// Copies.cpp: bytes of shared scratch through which a fragment-to-global
+/// copy would store whole 16-byte vectors instead of its threads' narrower
+/// runs (0: no gain). Optional: planned only in memory the block needs
+/// anyway.
+int64_t getStagedStoreBytes(const KernelPlan &plan, CopyOp op);
 
 } // namespace mlir::tile::gpu_lowering
 
