@@ -107,7 +107,6 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
       set(Feature::Wgmma);
       set(Feature::Tma);
       set(Feature::WarpSpecialize);
-      set(Feature::TmaMulticast);
     }
     return info;
   }
@@ -152,8 +151,12 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
                   .str();
       return failure();
     }
-    bool mayList = *feature == Feature::Tma && info->isNVIDIA() &&
-                   info->version >= 90;
+    // Opt-in: TMA on sm_90+; multicast across cluster pairs on sm_90a
+    // (measured slower than without on an H100, see docs/performance.md).
+    bool mayList = (*feature == Feature::Tma && info->isNVIDIA() &&
+                    info->version >= 90) ||
+                   (*feature == Feature::TmaMulticast &&
+                    info->has(Feature::Wgmma));
     if (!info->has(*feature) && !mayList) {
       error = ("feature '" + name + "' does not exist on " + info->chip).str();
       return failure();

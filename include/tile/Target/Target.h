@@ -48,8 +48,8 @@ enum class Feature : uint32_t {
   /// takes effect with `tma`).
   WarpSpecialize = 1u << 6,
   /// Pairs of blocks (clusters of 2 along the grid's x) share the tiles
-  /// both load: each loads half and TMA multicasts it to both (sm_90a;
-  /// takes effect with `warp-specialize`).
+  /// both load: each loads half and TMA multicasts it to both (sm_90a,
+  /// opt-in; takes effect with `warp-specialize`).
   TmaMulticast = 1u << 7,
 };
 constexpr unsigned kNumFeatures = 8;

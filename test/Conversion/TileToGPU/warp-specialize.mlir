@@ -4,7 +4,7 @@
 // On sm_90a the TMA pipeline of a kernel is warp-specialized: the block
 // gets a producer warpgroup after the kernel's 256 threads (384 in all).
 // The whole block sets up the stage mbarriers (3 full with one arrival, 3
-// empty with one per consumer thread), then splits: the consumers raise
+// empty with one per consumer warp), then splits: the consumers raise
 // their registers to 240 and run the kernel, the producer warpgroup lowers
 // its own to 24 and its first thread alone fills the stages, computing the
 // tiles' origins (bx * 128, from the raster) itself.
@@ -16,14 +16,15 @@
 // CHECK: %[[BARRIERS:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 6>
 // CHECK-NEXT: gpu.barrier
 // CHECK: nvgpu.mbarrier.init %[[BARRIERS]][%c2], %c1
-// CHECK-NEXT: nvgpu.mbarrier.init %[[BARRIERS]][%c3], %c256
+// CHECK-NEXT: nvgpu.mbarrier.init %[[BARRIERS]][%c3], %c8
 // CHECK: gpu.barrier
 // CHECK-NEXT: %[[CONSUMER:.*]] = arith.cmpi ult, %[[TID]], %c256 : index
 // CHECK-NEXT: scf.if %[[CONSUMER]] {
 // CHECK-NEXT:   nvvm.setmaxregister  increase 240
 // The consumers wait for a stage's bytes, compute, and give the stage of
-// the previous iteration back once its wgmma is done; no copies, no
-// block-wide barrier. Theirs is barrier 1 over 256 threads.
+// the previous iteration back once its wgmma is done (lane 0 of each warp,
+// after the warp converges); no copies, no block-wide barrier. Theirs is
+// barrier 1 over 256 threads.
 // CHECK:        scf.for
 // CHECK-NOT:      nvgpu.tma.async.load
 // CHECK-NOT:      gpu.barrier
@@ -32,7 +33,10 @@
 // m64n128k16 per k-step) rather than N (128x64 each, two m64n64k16).
 // CHECK:          wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK:          nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:          nvgpu.mbarrier.arrive %[[BARRIERS]]
+// CHECK:          nvvm.bar.warp.sync
+// CHECK:          %[[LANE0:.*]] = arith.cmpi eq, %{{.*}}, %c0 : index
+// CHECK-NEXT:     scf.if %[[LANE0]] {
+// CHECK-NEXT:       nvgpu.mbarrier.arrive %[[BARRIERS]]
 // CHECK:        nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT:   nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK-NOT:    gpu.barrier

@@ -4,6 +4,8 @@
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=wgmma,dma" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="chip=sm_80 features=wgmma" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90 features=cp.async,ldmatrix,mma.sync,tma" | FileCheck %s --check-prefix=LISTED
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=tma,wgmma,warp-specialize,tma-multicast" | FileCheck %s --check-prefix=MULTICAST
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="chip=sm_90 features=tma,tma-multicast" 2>&1 | FileCheck %s --check-prefix=NOMULTICAST
 
 // tile-attach-target sets the module's target, replacing one it had.
 // CHECK: module attributes {tile.target = #tile.target<"sm_90a">}
@@ -13,6 +15,10 @@
 // MISSING: error: feature 'wgmma' does not exist on sm_80
 // TMA pipelines are on by default on sm_90a only; other sm_90+ chips may
 // list them.
+// TMA multicast is opt-in on sm_90a (not among its defaults), and needs
+// sm_90a.
+// MULTICAST: module attributes {tile.target = #tile.target<"sm_90a", features = ["tma", "wgmma", "warp-specialize", "tma-multicast"]>}
+// NOMULTICAST: error: feature 'tma-multicast' does not exist on sm_90
 // LISTED: module attributes {tile.target = #tile.target<"sm_90", features = ["cp.async", "ldmatrix", "mma.sync", "tma"]>}
 module attributes {tile.target = #tile.target<"sm_80">} {
 }
