@@ -175,26 +175,35 @@ class Bench:
 
         torch_s = self.time_torch(lambda: torch.matmul(ta, tb), runs)
         triton_s, triton_cfg = self.triton_gemm(ta, tb, runs)
+        tma_s, tma_cfg = self.triton_gemm(ta, tb, runs, "triton_tma_gemm")
         entry = dict(kind="gemm", dtype=dtype, shape=[m, n, k],
                      cublas_tflops=flops / torch_s / 1e12)
         if triton_s:
             entry["triton_tflops"] = flops / triton_s / 1e12
             entry["triton_config"] = triton_cfg
+        if tma_s:
+            entry["triton_tma_tflops"] = flops / tma_s / 1e12
+            entry["triton_tma_config"] = tma_cfg
         if best:
             entry.update(status="ok", tflops=flops / best[0] / 1e12,
                          config=list(best[1]),
                          vs_cublas=torch_s / best[0])
             if triton_s:
                 entry["vs_triton"] = triton_s / best[0]
+            if tma_s:
+                entry["vs_triton_tma"] = tma_s / best[0]
         else:
             entry["status"] = "failed"
         self.record(**entry)
 
-    def triton_gemm(self, ta, tb, runs):
+    def triton_gemm(self, ta, tb, runs, module="triton_gemm"):
+        """The best time and configuration of a Triton GEMM module's
+        configurations that compile and match torch.matmul."""
         try:
-            from triton_gemm import matmul, CONFIGS
+            anchor = __import__(module)
+            matmul, CONFIGS = anchor.matmul, anchor.CONFIGS
         except Exception as e:  # Triton missing: report, do not fail
-            log(f"triton unavailable: {e}")
+            log(f"{module} unavailable: {e}")
             return None, None
         torch = self.torch
         ref = torch.matmul(ta, tb).float()
@@ -203,7 +212,8 @@ class Bench:
             try:
                 c = matmul(ta, tb, cfg)
             except Exception as e:
-                log(f"triton config {cfg} failed: {e}")
+                log(f"{module} config {cfg} failed: "
+                    f"{str(e).splitlines()[0] if str(e) else type(e).__name__}")
                 continue
             err = (c.float() - ref).abs().max().item()
             if not err <= 2e-2 * math.sqrt(ta.shape[1]):
@@ -456,25 +466,26 @@ class Bench:
 
 def markdown(results, device, commit, date):
     lines = [f"GPU: {device}; commit {commit}; {date}.", ""]
-    lines += ["| GEMM | dtype | tile TFLOP/s | cuBLAS | Triton | tile/cuBLAS "
-              "| tile/Triton | tile config |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["| GEMM | dtype | tile TFLOP/s | cuBLAS | Triton | Triton TMA "
+              "| tile/cuBLAS | tile/Triton | tile/Triton TMA | tile config |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in results:
         if r["kind"] != "gemm" or "cublas_tflops" not in r:
             continue
         shape = "x".join(map(str, r["shape"]))
         if r["status"] != "ok":
             lines.append(f"| {shape} | {r['dtype']} | FAILED | "
-                         f"{r['cublas_tflops']:.0f} | | | | |")
+                         f"{r['cublas_tflops']:.0f} | | | | | | |")
             continue
-        tri = r.get("triton_tflops")
-        tri = f"{tri:.1f}" if tri else "-"
-        vs_tri = r.get("vs_triton")
-        vs_tri = f"{vs_tri:.2f}" if vs_tri else "-"
+        def cell(key, digits):
+            value = r.get(key)
+            return f"{value:.{digits}f}" if value else "-"
         lines.append(
             f"| {shape} | {r['dtype']} | {r['tflops']:.1f} | "
-            f"{r['cublas_tflops']:.1f} | {tri} | {r['vs_cublas']:.2f} | "
-            f"{vs_tri} | {r['config']} |")
+            f"{r['cublas_tflops']:.1f} | {cell('triton_tflops', 1)} | "
+            f"{cell('triton_tma_tflops', 1)} | {r['vs_cublas']:.2f} | "
+            f"{cell('vs_triton', 2)} | {cell('vs_triton_tma', 2)} | "
+            f"{r['config']} |")
     attention = [r for r in results if r["kind"] == "attention"]
     if attention:
         lines += ["", "| attention (bh, seq, d) | causal | tile TFLOP/s | "
