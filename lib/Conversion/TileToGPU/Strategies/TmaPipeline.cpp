@@ -11,8 +11,15 @@
 // thread waits on its phase, reads the stage and arrives on its `empty`
 // mbarrier, on which the filling thread waits before refilling it. A wgmma
 // gemm whose accumulator nothing else touches stays in flight across
-// iterations. On by default on sm_90; a target without `tma` among its
+// iterations. On by default on sm_90a; a target without `tma` among its
 // features gets the cp.async pipeline only.
+//
+// Warp-specialized (the plan's `warpSpecialized` loop): the filling thread
+// is the first of a producer warpgroup of its own (splitWarpSpecialized
+// divides the launch; buildProducer is its loop), and each consumer warp
+// gives a stage back once. With `tma-multicast`, blocks paired in a
+// cluster load half of each shared tile for both and give stages back on
+// both blocks' `empty` mbarriers.
 //
 //===----------------------------------------------------------------------===//
 
