@@ -266,6 +266,9 @@ private:
   LogicalResult buildProducer();
   /// Arrives on mbarrier `index` of the other block of the cluster pair.
   void arriveOnPeer(OpBuilder &b, Location loc, Value index);
+  /// The stage after `stage` and its phase (flipped when the ring wraps).
+  std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value stage,
+                                  Value phase);
   Value index(OpBuilder &b, int64_t v) { return k.constant(b, loc, v); }
 
   KernelContext &k;
@@ -370,6 +373,15 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
   });
 }
 
+std::pair<Value, Value> TmaPipelineBuilder::advance(OpBuilder &b, Location l,
+                                                    Value stage, Value phase) {
+  Value plusOne = arith::AddIOp::create(b, l, stage, index(b, 1));
+  Value wraps = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, plusOne,
+                                      index(b, plan.stages));
+  return {arith::SelectOp::create(b, l, wraps, index(b, 0), plusOne),
+          arith::XOrIOp::create(b, l, phase, wraps)};
+}
+
 void TmaPipelineBuilder::arriveOnPeer(OpBuilder &b, Location l,
                                       Value index) {
   MLIRContext *context = b.getContext();
@@ -416,32 +428,20 @@ LogicalResult TmaPipelineBuilder::buildProducer() {
   IRMapping outside;
   for (Operation *op : *setup)
     b.clone(*op, outside);
-  auto i1 = [&](bool v) -> Value {
-    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
-  };
-  int64_t stages = plan.stages;
-  auto forOp = scf::ForOp::create(
+  Value first = arith::ConstantIntOp::create(b, loc, b.getI1Type(), false);
+  scf::ForOp::create(
       b, loc, outside.lookupOrDefault(loop.getLower()),
       outside.lookupOrDefault(loop.getUpper()),
-      outside.lookupOrDefault(loop.getStep()),
-      ValueRange{index(b, 0), i1(false)},
+      outside.lookupOrDefault(loop.getStep()), ValueRange{index(b, 0), first},
       [&](OpBuilder &nb, Location l, Value iv, ValueRange carried) {
         Value stage = carried[0], phase = carried[1];
-        Value emptyParity =
-            arith::XOrIOp::create(nb, l, phase,
-                                  arith::ConstantIntOp::create(
-                                      nb, l, nb.getI1Type(), true));
+        Value emptyParity = arith::XOrIOp::create(
+            nb, l, phase,
+            arith::ConstantIntOp::create(nb, l, nb.getI1Type(), true));
         issue(nb, iv, stage, emptyParity, /*go=*/Value(), outside);
-        Value plusOne = arith::AddIOp::create(nb, l, stage, index(nb, 1));
-        Value wraps = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                            plusOne, index(nb, stages));
-        scf::YieldOp::create(
-            nb, l,
-            ValueRange{
-                arith::SelectOp::create(nb, l, wraps, index(nb, 0), plusOne),
-                arith::XOrIOp::create(nb, l, phase, wraps)});
+        auto [next, nextPhase] = advance(nb, l, stage, phase);
+        scf::YieldOp::create(nb, l, ValueRange{next, nextPhase});
       });
-  (void)forOp;
   return success();
 }
 
@@ -483,15 +483,6 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   // of a stage waits for the consumers' k-th arrival, parity k - 1).
   auto i1 = [&](OpBuilder &nb, bool v) -> Value {
     return arith::ConstantIntOp::create(nb, loc, nb.getI1Type(), v);
-  };
-  auto advance = [&](OpBuilder &nb, Location l, Value stage, Value phase) {
-    Value plusOne = arith::AddIOp::create(nb, l, stage, index(nb, 1));
-    Value wraps = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                        plusOne, index(nb, stages));
-    return std::make_pair(
-        arith::SelectOp::create(nb, l, wraps, index(nb, 0), plusOne)
-            .getResult(),
-        arith::XOrIOp::create(nb, l, phase, wraps).getResult());
   };
   auto forOp = scf::ForOp::create(
       b, loc, lower, upper, step,
