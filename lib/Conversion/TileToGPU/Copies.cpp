@@ -559,15 +559,14 @@ int64_t mlir::tile::gpu_lowering::getStagedStoreBytes(const KernelPlan &plan,
     return 0;
   // Only where the fragment's own runs make narrower stores than 16 bytes
   // and 16-byte vectors fit the tile's rows and the tensor's layout.
-  auto memref = cast<MemRefType>(dst.getType());
-  int64_t bytes = elementBytes(memref.getElementType());
+  Side global;
+  global.kind = Side::Global;
+  global.value = dst;
+  int64_t bytes = elementBytes(global.getElementType());
   ArrayRef<int64_t> shape = cast<ShapedType>(src.getType()).getShape();
   int64_t width = 16 / bytes;
-  SmallVector<int64_t> strides;
-  int64_t offset;
   if (16 % bytes != 0 || shape.back() % width != 0 ||
-      failed(memref.getStridesAndOffset(strides, offset)) ||
-      strides.empty() || strides.back() != 1 ||
+      !allowsVectors(global, width) ||
       succeeded(rescaleSlotRuns(plan.getFragmentLayout(src), width)))
     return 0;
   // Every thread stores at least one vector.

@@ -151,7 +151,8 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
   bool clustered = k.plan.isClustered();
   // Consumers give a stage back one arrival per warp (and, multicasting,
   // one on the other block's barrier too).
-  Value emptyCount = k.constant(b, loc, k.threads / 32);
+  int64_t warps = k.threads / k.target.warpSize;
+  Value emptyCount = k.constant(b, loc, warps);
   if (clustered) {
     Type i32 = b.getI32Type();
     k.multicast = arith::CmpIOp::create(
@@ -161,7 +162,7 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
     k.peerRank = arith::XOrIOp::create(
         b, loc, k.clusterRank, arith::ConstantIntOp::create(b, loc, i32, 1));
     emptyCount = arith::SelectOp::create(
-        b, loc, k.multicast, k.constant(b, loc, 2 * (k.threads / 32)),
+        b, loc, k.multicast, k.constant(b, loc, 2 * warps),
         emptyCount);
   }
   k.producerBarriers =
@@ -512,18 +513,22 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   Value writeStage = forOp.getRegionIterArg(2);
   Value writePhase = forOp.getRegionIterArg(3);
 
-  Value ahead = arith::AddIOp::create(
-      b, loc, iv, arith::MulIOp::create(b, loc, step, index(b, stages - 1)));
-  Value valid =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, upper);
-  Value emptyParity = arith::XOrIOp::create(b, loc, writePhase, i1(b, true));
   // With gemms left in flight, the stage to refill is given back only at
-  // the end of the iteration: fill it there.
+  // the end of the iteration: fill it there (the producer warpgroup fills
+  // the stages of a warp-specialized loop).
   bool async = !plan.asyncGemms.empty();
   auto refill = [&](OpBuilder &rb) {
-    if (!specialized)
-      issue(rb, ahead, writeStage, emptyParity,
-            arith::AndIOp::create(rb, loc, isLeader, valid));
+    if (specialized)
+      return;
+    Value ahead = arith::AddIOp::create(
+        rb, loc, iv,
+        arith::MulIOp::create(rb, loc, step, index(rb, stages - 1)));
+    Value valid = arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::slt,
+                                        ahead, upper);
+    Value emptyParity =
+        arith::XOrIOp::create(rb, loc, writePhase, i1(rb, true));
+    issue(rb, ahead, writeStage, emptyParity,
+          arith::AndIOp::create(rb, loc, isLeader, valid));
   };
   if (!async)
     refill(b);
@@ -546,7 +551,8 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     // block's barrier and, multicasting, on the other block's.
     NVVM::SyncWarpOp::create(
         rb, loc, arith::ConstantIntOp::create(rb, loc, rb.getI32Type(), -1));
-    Value lane = arith::RemUIOp::create(rb, loc, k.threadId, index(rb, 32));
+    Value lane = arith::RemUIOp::create(rb, loc, k.threadId,
+                                        index(rb, k.target.warpSize));
     Value first = arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::eq,
                                         lane, index(rb, 0));
     scf::IfOp::create(rb, loc, first, [&](OpBuilder &then, Location l) {
