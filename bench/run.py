@@ -42,6 +42,14 @@ GEMM_CONFIGS = [
     (128, 128, 64, 128, 4),
     (128, 256, 64, 256, 4),
 ]
+# fp8 (e4m3) GEMM configurations: 128-wide K steps are one 128-byte
+# swizzle panel per row.
+GEMM_FP8_CONFIGS = [
+    (128, 256, 128, 256, 3),
+    (128, 256, 128, 256, 4),
+    (128, 128, 128, 256, 4),
+    (128, 256, 64, 256, 4),
+]
 SQUARE = [1024, 2048, 4096, 8192]
 # Attention: (batch * heads, seq) with 128k tokens in all, head dims 64 and
 # 128, causal and not.
@@ -113,10 +121,10 @@ class Bench:
     # ------------------------------------------------------------------
     # GEMM
     # ------------------------------------------------------------------
-    def gemm_source(self, dtype, config):
+    def gemm_source(self, dtype, config, kernel="gemm"):
         bm, bn, bk, threads, stages = config
-        template = string.Template(
-            open(os.path.join(ROOT, "bench/kernels/gemm.mlir.in")).read())
+        template = string.Template(open(os.path.join(
+            ROOT, f"bench/kernels/{kernel}.mlir.in")).read())
         text = template.substitute(T=dtype, BM=bm, BN=bn, BK=bk,
                                    THREADS=threads, STAGES=stages,
                                    RASTER="#tile.raster<8, row>")
@@ -127,7 +135,7 @@ class Bench:
             text = (f'module attributes {{tile.target = #tile.target<'
                     f'"{self.args.chip}", features = [{names}]>}} {{\n'
                     f'{text}}}\n')
-        path = os.path.join(self.tmp, f"gemm_{dtype}_{bm}_{bn}_{bk}_"
+        path = os.path.join(self.tmp, f"{kernel}_{dtype}_{bm}_{bn}_{bk}_"
                             f"{threads}_{stages}.mlir")
         with open(path, "w") as f:
             f.write(text)
@@ -194,6 +202,57 @@ class Bench:
                 entry["vs_triton_tma"] = tma_s / best[0]
         else:
             entry["status"] = "failed"
+        self.record(**entry)
+
+    def bench_gemm_fp8(self, m, n, k):
+        """C (bf16) = scale_a * scale_b * A (e4m3, M x K) x B^T (e4m3,
+        N x K), against torch._scaled_mm (cuBLAS's fp8 GEMM)."""
+        torch = self.torch
+        gen = torch.Generator(device="cuda").manual_seed(m + n + k)
+        ta = torch.randn(m, k, device="cuda", generator=gen).to(
+            torch.float8_e4m3fn)
+        tb = torch.randn(n, k, device="cuda", generator=gen).to(
+            torch.float8_e4m3fn)
+        scale_a = torch.tensor(0.5, device="cuda")
+        scale_b = torch.tensor(0.25, device="cuda")
+        scaled = lambda: torch._scaled_mm(ta, tb.t(), scale_a=scale_a,
+                                          scale_b=scale_b,
+                                          out_dtype=torch.bfloat16)
+        # The reference in f32 from the f8 inputs (exact in f32).
+        ref = (ta.float() @ tb.float().t()) * 0.125
+        pa = self.save("a8.npy", ta.float().cpu().numpy())
+        pb = self.save("b8.npy", tb.float().cpu().numpy())
+        pref = self.save("ref8.npy", ref.cpu().numpy())
+        flops = 2.0 * m * n * k
+        # bf16 output: 2^-8 relative rounding.
+        tol = (1e-2, 1e-2)
+        runs = 20 if flops > 5e11 else 50
+        best = None
+        configs = GEMM_FP8_CONFIGS
+        if self.args.gemm_configs:
+            configs = [tuple(int(v) for v in c.split("x"))
+                       for c in self.args.gemm_configs.split(",")]
+        for config in configs:
+            source = self.gemm_source("f8E4M3FN", config, "gemm_fp8")
+            ok, seconds, out = self.run_tile(
+                source,
+                [f"f8E4M3FN:{m}x{k}=@{pa}", f"f8E4M3FN:{n}x{k}=@{pb}",
+                 f"bf16:{m}x{n}=zeros", "f32=0.5", "f32=0.25"],
+                (2, pref), tol, runs)
+            if not ok:
+                log(f"gemm fp8 {m}x{n}x{k} config {config}: FAILED\n"
+                    + out[-2000:])
+                continue
+            if best is None or seconds < best[0]:
+                best = (seconds, config)
+        torch_s = self.time_torch(scaled, runs)
+        entry = dict(kind="gemm_fp8", dtype="e4m3", shape=[m, n, k],
+                     scaled_mm_tflops=flops / torch_s / 1e12,
+                     status="failed")
+        if best:
+            entry.update(status="ok", tflops=flops / best[0] / 1e12,
+                         config=list(best[1]),
+                         vs_scaled_mm=torch_s / best[0])
         self.record(**entry)
 
     def triton_gemm(self, ta, tb, runs, module="triton_gemm"):
@@ -448,6 +507,9 @@ class Bench:
                         if m == n == k and m in sizes:
                             continue  # measured with the square sizes
                         self.bench_gemm(dtype, m, n, k)
+        if want("fp8"):
+            for size in sizes[-2:]:
+                self.bench_gemm_fp8(size, size, size)
         if want("attention"):
             shapes = ATTENTION[:2] if self.args.quick else ATTENTION
             for d in [64, 128]:
@@ -486,6 +548,20 @@ def markdown(results, device, commit, date):
             f"{cell('triton_tma_tflops', 1)} | {r['vs_cublas']:.2f} | "
             f"{cell('vs_triton', 2)} | {cell('vs_triton_tma', 2)} | "
             f"{r['config']} |")
+    fp8 = [r for r in results if r["kind"] == "gemm_fp8"]
+    if fp8:
+        lines += ["", "| GEMM (e4m3 -> bf16, scaled) | tile TFLOP/s | "
+                  "torch._scaled_mm TFLOP/s | tile/_scaled_mm | tile config |",
+                  "| --- | --- | --- | --- | --- |"]
+    for r in fp8:
+        shape = "x".join(map(str, r["shape"]))
+        if r["status"] != "ok":
+            lines.append(f"| {shape} | FAILED | "
+                         f"{r['scaled_mm_tflops']:.1f} | | |")
+        else:
+            lines.append(f"| {shape} | {r['tflops']:.1f} | "
+                         f"{r['scaled_mm_tflops']:.1f} | "
+                         f"{r['vs_scaled_mm']:.2f} | {r['config']} |")
     attention = [r for r in results if r["kind"] == "attention"]
     if attention:
         lines += ["", "| attention (bh, seq, d) | causal | tile TFLOP/s | "
@@ -572,7 +648,7 @@ def main():
                         help="GEMM at 1024 and 2048, attention at seq 1024 "
                         "and 2048 only")
     parser.add_argument("--only",
-                        help="comma list of gemm,attention,memory,compile")
+                        help="comma list of gemm,fp8,attention,memory,compile")
     parser.add_argument("--gemm-sizes",
                         help="comma list of square GEMM sizes to measure "
                              "(instead of the suite's squares and LLM shapes)")

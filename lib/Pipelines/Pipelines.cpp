@@ -6,9 +6,21 @@
 
 #include "tile/Pipelines/Pipelines.h"
 
+#include "tile/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
+
+void mlir::tile::addFloat8Expansion(OpPassManager &pm) {
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"f8E4M3FN", "f8E5M2"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(createExpandFloat8());
+}
 
 void mlir::tile::registerTilePipelines() {
   PassPipelineRegistration<>(

@@ -94,6 +94,7 @@ void mlir::tile::buildTileToROCDLPipeline(
   target.wave64Flag = true;
   pm.addPass(createGpuROCDLAttachTarget(target));
   pm.addPass(createLowerAffinePass());
+  addFloat8Expansion(pm);
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createCanonicalizerPass());

@@ -6,6 +6,10 @@ usage: reference.py KIND OUTDIR SIZES...
 
 KIND    SIZES      files written in OUTDIR
 gemm    M N K      a.npy (f16 MxK), b.npy (f16 KxN), ref.npy (f32 MxN)
+gemm_fp8 M N K     a.npy (MxK), b.npy (NxK): f32 multiples of 1/4 in
+                   [-4, 4), which f8E4M3FN holds exactly; ref.npy (f32
+                   MxN, 0.125 * a b^T: examples/gemm_fp8.mlir with scales
+                   0.5 and 0.25)
 copy    M N        x.npy (f16), ref.npy
 add     M N        a.npy, b.npy (f32), ref.npy
 softmax M N        x.npy (f32), ref.npy (row softmax)
@@ -67,6 +71,13 @@ def main():
         save("a.npy", a)
         save("b.npy", b)
         save("ref.npy", (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32))
+    elif kind == "gemm_fp8":
+        m, n, k = sizes
+        a = (rng.integers(-16, 16, (m, k)) / 4).astype(np.float32)
+        b = (rng.integers(-16, 16, (n, k)) / 4).astype(np.float32)
+        save("a.npy", a)
+        save("b.npy", b)
+        save("ref.npy", (0.125 * (a.astype(np.float64) @ b.T)).astype(np.float32))
     elif kind == "copy":
         m, n = sizes
         x = rng.standard_normal((m, n)).astype(np.float16)

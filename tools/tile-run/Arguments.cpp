@@ -25,13 +25,6 @@ using namespace mlir::tile::run;
 // Element types
 //===----------------------------------------------------------------------===//
 
-std::optional<ElementType> mlir::tile::run::parseHostType(StringRef name) {
-  std::optional<ElementType> type = jit::parseElementType(name);
-  if (!type || *type == ElementType::F8E4M3FN || *type == ElementType::F8E5M2)
-    return std::nullopt;
-  return type;
-}
-
 std::optional<StringRef> mlir::tile::run::getNpyDtype(ElementType type) {
   switch (type) {
   case ElementType::F16:
@@ -107,10 +100,11 @@ FailureOr<ArgSpec> mlir::tile::run::parseArgSpec(StringRef text,
     return failure();
   }
   auto [typeName, shapeText] = head.split(':');
-  std::optional<ElementType> type = parseHostType(typeName);
+  std::optional<ElementType> type = jit::parseElementType(typeName);
   if (!type) {
     error = "unknown element type '" + typeName.str() +
-            "' (expected f16, bf16, f32, f64, i1, i8, i16, i32, i64 or index)";
+            "' (expected f16, bf16, f32, f64, f8E4M3FN, f8E5M2, i1, i8, "
+            "i16, i32, i64 or index)";
     return failure();
   }
   spec.type = *type;

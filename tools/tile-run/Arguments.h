@@ -24,9 +24,6 @@ namespace mlir::tile::run {
 
 using jit::ElementType;
 
-/// The element types tile-run reads and writes (all but the 8-bit floats),
-/// by name: f16, bf16, f32, f64, i1, i8, i16, i32, i64, index.
-std::optional<ElementType> parseHostType(StringRef name);
 /// NumPy's dtype ("f2", "i4", ...); bf16 has none.
 std::optional<StringRef> getNpyDtype(ElementType type);
 std::optional<ElementType> fromNpyDtype(StringRef dtype);

@@ -62,6 +62,22 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def ExpandFloat8 : Pass<"tile-expand-float8"> {
+  let summary = "expand f8E4M3FN / f8E5M2 conversions into integer arithmetic";
+  let description = [{
+    LLVM has no 8-bit float types: the LLVM type converter carries f8 values
+    as i8, and `arith.extf` / `arith.truncf` from or to them have no lowering.
+    This pass rewrites them (and f8 `arith.constant`s) into integer
+    arithmetic on the bits, the same on every target: extension is exact;
+    truncation rounds to nearest even, and a value too large for the type
+    becomes infinity in f8E5M2 and NaN in f8E4M3FN (as APFloat and arith's
+    folders convert). Run it after `arith-emulate-unsupported-floats`, which
+    turns arithmetic on f8 values into f32 arithmetic between conversions,
+    and before `convert-arith-to-llvm`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def ExternDynamicSharedMemory
     : Pass<"tile-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
   let summary = "give the dynamic shared-memory symbol external linkage";

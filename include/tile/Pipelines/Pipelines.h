@@ -100,6 +100,12 @@ void buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
                            ArrayRef<std::string> instructions,
                            StringRef vendor);
 
+/// Arithmetic on f8 values as f32 arithmetic between conversions (upstream's
+/// arith-emulate-unsupported-floats), then the conversions as integer
+/// arithmetic (tile-expand-float8): what every pipeline runs before
+/// convert-arith-to-llvm, which has no f8 types.
+void addFloat8Expansion(OpPassManager &pm);
+
 /// tile-to-cpu: tile kernels to loops (convert-tile-to-cpu), cleaned up and
 /// lowered to the LLVM dialect, ready for the ExecutionEngine.
 void buildTileToCPUPipeline(OpPassManager &pm);

@@ -3,12 +3,6 @@
 // [-8, 8), which both f8 types hold exactly, so the copies into the f8
 // shared buffers do not round and the result is exact.
 //
-// XFAIL: *
-// Known failure: conversions to and from f8 (arith.truncf f16 -> f8 in the
-// copies, arith.extf f8 -> f32 in the gemm) do not lower to LLVM on the CPU
-// or the GPU yet; compiling stops at "LLVM Translation failed for operation:
-// builtin.unrealized_conversion_cast". Remove the XFAIL when they do.
-//
 // RUN: rm -rf %t && mkdir -p %t
 // DEFINE: %{ref} = %python %S/../reference.py eval %t "a.astype(np.float64) @ b"
 // DEFINE: %{run} = tile-run %s --target=cpu --cache-dir=%t/cache --arg @%t/a.npy --arg @%t/b.npy --check 2=%t/ref.npy --rtol 0 --atol 0
