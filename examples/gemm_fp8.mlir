@@ -3,7 +3,7 @@
 // row-major, so that both operands are K-major, as Hopper's fp8 wgmma reads
 // them; f32 accumulation. 128 x 256 output tiles over two warpgroups (on
 // sm_90a a third, the producer, fills the pipeline with TMA), K in steps
-// of 128 (one 128-byte swizzle panel per row), 3 stages. The scales are
+// of 128 (one 128-byte swizzle panel per row), 4 stages. The scales are
 // applied to the accumulator before the bf16 store.
 func.func @gemm_fp8(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>,
                     %C: memref<?x?xbf16>, %scale_a: f32, %scale_b: f32) {
@@ -26,7 +26,7 @@ func.func @gemm_fp8(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>,
     tile.fill %C_local, %zero : !tile.fragment<128x256xf32>
     %m0 = arith.muli %bx, %c128 : index
     %n0 = arith.muli %by, %c256 : index
-    tile.pipelined %kb = %c0 to %num_k step %c1 stages(3) {
+    tile.pipelined %kb = %c0 to %num_k step %c1 stages(4) {
       %k0 = arith.muli %kb, %c128 : index
       tile.copy %A[%m0, %k0] -> %A_shared : memref<?x?xf8E4M3FN>, memref<128x128xf8E4M3FN, #gpu.address_space<workgroup>>
       tile.copy %B[%n0, %k0] -> %B_shared : memref<?x?xf8E4M3FN>, memref<256x128xf8E4M3FN, #gpu.address_space<workgroup>>

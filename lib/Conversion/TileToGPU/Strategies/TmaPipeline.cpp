@@ -66,6 +66,16 @@ int64_t getTensorMapDataType(Type type) {
   }
 }
 
+/// The element type tensor maps, their sources and their boxes are declared
+/// with: upstream derives the map's data type from it and knows neither
+/// 8-bit floats nor signless i8 (it gives an arbitrary data type for them),
+/// so their bytes move as ui8.
+Type getTmaElementType(Type type) {
+  if (type.getIntOrFloatBitWidth() == 8)
+    return IntegerType::get(type.getContext(), 8, IntegerType::Unsigned);
+  return type;
+}
+
 /// How a TMA producer's tile is moved: `loads` boxes of `rows` x `columns`
 /// elements, one per swizzle panel (or one for a row-major tile).
 struct TmaBox {
@@ -310,7 +320,7 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
       const SharedBufferPlan &buffer =
           k.plan.shared.find(copy.getDest())->second;
       TmaBox box = *getTmaBox(buffer);
-      Type element = buffer.type.getElementType();
+      Type element = getTmaElementType(buffer.type.getElementType());
       int64_t bytes = element.getIntOrFloatBitWidth() / 8;
       auto boxType = MemRefType::get(
           {box.rows, box.columns}, element, MemRefLayoutAttrInterface(),
@@ -665,17 +675,28 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
                      : box.swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
                      : box.swizzleBytes == 32 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_32B
                                               : nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE;
+      Type element = getTmaElementType(type.getElementType());
       auto descriptorType = nvgpu::TensorMapDescriptorType::get(
           context,
-          MemRefType::get({box.rows, box.columns}, type.getElementType(),
+          MemRefType::get({box.rows, box.columns}, element,
                           MemRefLayoutAttrInterface(),
                           gpu::AddressSpaceAttr::get(
                               context, gpu::AddressSpace::Workgroup)),
           swizzle, nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
           nvgpu::TensorMapOOBKind::OOB_ZERO,
           nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+      // Upstream takes the map's data type from the source's element type:
+      // the same tensor, seen as ui8 where it holds 8-bit floats.
+      Value source = global;
+      if (element != type.getElementType())
+        source = UnrealizedConversionCastOp::create(
+                     b, loc,
+                     MemRefType::get(type.getShape(), element, type.getLayout(),
+                                     type.getMemorySpace()),
+                     global)
+                     .getResult(0);
       Value unranked = memref::CastOp::create(
-          b, loc, UnrankedMemRefType::get(type.getElementType(), 0), global);
+          b, loc, UnrankedMemRefType::get(element, 0), source);
       Value descriptor = nvgpu::TmaCreateDescriptorOp::create(
           b, loc, descriptorType, unranked,
           ValueRange{k.constant(b, loc, box.rows),
