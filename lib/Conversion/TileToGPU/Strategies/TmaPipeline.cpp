@@ -105,6 +105,67 @@ std::optional<TmaBox> getTmaBox(const SharedBufferPlan &buffer) {
   return box;
 }
 
+/// Whether `value` is defined outside `kernel` (the host can use it).
+bool isOutside(Value value, Operation *kernel) {
+  return !kernel->isAncestor(value.getParentRegion()->getParentOp());
+}
+
+/// The slice a TMA producer reads through, or null: a producer reads
+/// either a 2-d tensor from outside the kernel, or a 2-d slice of one of
+/// rank up to 5 that a unit-stride subview inside the kernel takes,
+/// dropping leading unit dims only, with offsets and sizes of the kept
+/// dims the host knows (attention's K[b, :, :]). The tensor map then
+/// describes the whole tensor (the kept dims as the slice has them) and
+/// the dropped dims' offsets are the box's outer coordinates. Failure when
+/// neither holds.
+FailureOr<memref::SubViewOp> getTmaSlice(CopyOp copy, Operation *kernel) {
+  Value global = copy.getSource();
+  if (isOutside(global, kernel))
+    return memref::SubViewOp();
+  auto slice = global.getDefiningOp<memref::SubViewOp>();
+  if (!slice || !isOutside(slice.getSource(), kernel))
+    return failure();
+  int64_t rank = slice.getSourceType().getRank();
+  if (rank < 3 || rank > 5 || slice.getType().getRank() != 2 ||
+      !llvm::all_of(slice.getStaticStrides(),
+                    [](int64_t s) { return s == 1; }))
+    return failure();
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  for (int64_t d = 0; d < rank; ++d)
+    if (dropped.test(d) != (d < rank - 2))
+      return failure();
+  auto known = [&](OpFoldResult v) {
+    return !isa<Value>(v) || isOutside(cast<Value>(v), kernel);
+  };
+  for (int64_t d = rank - 2; d < rank; ++d)
+    if (!known(slice.getMixedOffsets()[d]) || !known(slice.getMixedSizes()[d]))
+      return failure();
+  return slice;
+}
+
+/// The host-side tensor a TMA producer's map describes: the copy's source,
+/// or, through a slice, its whole tensor with the kept dims as the slice
+/// has them.
+Value getHostTensor(OpBuilder &b, Location loc, CopyOp copy,
+                    memref::SubViewOp slice) {
+  if (!slice)
+    return copy.getSource();
+  int64_t rank = slice.getSourceType().getRank();
+  SmallVector<OpFoldResult> offsets, sizes;
+  for (int64_t d = 0; d < rank - 2; ++d) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(
+        memref::DimOp::create(b, loc, slice.getSource(), d).getResult());
+  }
+  for (int64_t d = rank - 2; d < rank; ++d) {
+    offsets.push_back(slice.getMixedOffsets()[d]);
+    sizes.push_back(slice.getMixedSizes()[d]);
+  }
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  return memref::SubViewOp::create(b, loc, slice.getSource(), offsets, sizes,
+                                   strides);
+}
+
 /// The mbarriers of a `stages`-stage TMA pipeline, set up by thread 0:
 /// `full` i (one arrival, plus the bytes), `empty` i (`emptyCount`
 /// arrivals). The stages may reuse memory other buffers used through the
@@ -236,16 +297,13 @@ bool mlir::tile::gpu_lowering::canStayInFlight(const KernelPlan &plan,
 }
 
 /// Whether `copy`, a producer of `loop`, can be a TMA load: a 2-d global
-/// tensor defined outside the kernel (so that the host can describe it)
-/// with unit innermost stride, into a row-major or swizzled tile.
+/// tensor defined outside the kernel (so that the host can describe it), or
+/// a 2-d slice of one (getTmaSlice), into a row-major or swizzled tile.
 bool mlir::tile::gpu_lowering::isTmaProducer(const KernelPlan &plan,
                                              PipelinedOp loop, CopyOp copy) {
-  Value global = copy.getSource();
-  auto kernel = loop->getParentOfType<KernelOp>();
-  if (kernel->isAncestor(global.getParentRegion()->getParentOp()))
-    return false;
-  auto type = cast<MemRefType>(global.getType());
-  if (type.getRank() != 2 || getTensorMapDataType(type.getElementType()) < 0)
+  auto type = cast<MemRefType>(copy.getSource().getType());
+  if (type.getRank() != 2 || getTensorMapDataType(type.getElementType()) < 0 ||
+      failed(getTmaSlice(copy, loop->getParentOfType<KernelOp>())))
     return false;
   return getTmaBox(plan.shared.find(copy.getDest())->second).has_value();
 }
@@ -317,13 +375,30 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
             isa<Value>(offset)
                 ? mapping.lookupOrDefault(cast<Value>(offset))
                 : index(then, *getConstantIntValue(offset)));
+      // Through a slice (the map describes more dims than the tile has),
+      // the dropped dims' offsets follow, innermost first.
+      auto descriptorType = cast<nvgpu::TensorMapDescriptorType>(
+          k.tensorMaps.lookup(copy).second);
+      int64_t rank = descriptorType.getTensor().getRank();
+      SmallVector<Value> outer;
+      if (rank > 2) {
+        auto slice = copy.getSource().getDefiningOp<memref::SubViewOp>();
+        for (int64_t d = rank - 3; d >= 0; --d) {
+          OpFoldResult offset = slice.getMixedOffsets()[d];
+          outer.push_back(isa<Value>(offset)
+                              ? mapping.lookupOrDefault(cast<Value>(offset))
+                              : index(then, *getConstantIntValue(offset)));
+        }
+      }
       const SharedBufferPlan &buffer =
           k.plan.shared.find(copy.getDest())->second;
       TmaBox box = *getTmaBox(buffer);
       Type element = getTmaElementType(buffer.type.getElementType());
       int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+      SmallVector<int64_t> boxShape(outer.size(), 1);
+      boxShape.append({box.rows, box.columns});
       auto boxType = MemRefType::get(
-          {box.rows, box.columns}, element, MemRefLayoutAttrInterface(),
+          boxShape, element, MemRefLayoutAttrInterface(),
           gpu::AddressSpaceAttr::get(then.getContext(),
                                      gpu::AddressSpace::Workgroup));
       Value stageStart = arith::AddIOp::create(
@@ -341,13 +416,15 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
         Value column =
             arith::AddIOp::create(lb, ll, origin[1], index(lb, p * box.columns));
         // Coordinates innermost first, as the tensor map's dims.
-        auto [pointer, descriptorType] = k.tensorMaps.lookup(copy);
+        Value pointer = k.tensorMaps.lookup(copy).first;
         Value descriptor = UnrealizedConversionCastOp::create(
                                lb, ll, descriptorType, pointer)
                                .getResult(0);
+        SmallVector<Value> coordinates{column, origin[0]};
+        coordinates.append(outer);
         nvgpu::TmaAsyncLoadOp::create(lb, ll, dst, barriers, descriptor,
-                                      ValueRange{column, origin[0]}, stage,
-                                      mask, /*predicate=*/Value());
+                                      coordinates, stage, mask,
+                                      /*predicate=*/Value());
       };
       auto loadAll = [&](OpBuilder &lb, Location ll) {
         for (int64_t p = 0; p < box.loads; ++p)
@@ -644,9 +721,13 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
     // TMA reads rows from 16-byte aligned addresses, and the driver refuses
     // to encode a map of other tensors: the maps are encoded only when all
     // of the loop's tensors qualify (else the cp.async version runs).
+    Operation *kernel = op->getParentOfType<KernelOp>();
+    SmallVector<Value> tensors;
+    for (CopyOp copy : plan.producers)
+      tensors.push_back(
+          getHostTensor(b, loc, copy, *getTmaSlice(copy, kernel)));
     Value ready;
-    for (CopyOp copy : plan.producers) {
-      Value global = copy.getSource();
+    for (Value global : tensors) {
       int64_t bytes =
           cast<MemRefType>(global.getType()).getElementTypeBitWidth() / 8;
       Value aligned = areRowsAligned(b, loc, global, 16 / bytes);
@@ -665,12 +746,18 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
                          SmallVector<Value>(plan.producers.size(), null));
     b.setInsertionPointToStart(encode.thenBlock());
     SmallVector<Value> maps;
-    for (CopyOp copy : plan.producers) {
-      Value global = copy.getSource();
+    for (auto [i, global] : llvm::enumerate(tensors)) {
+      CopyOp copy = plan.producers[i];
       auto type = cast<MemRefType>(global.getType());
       const SharedBufferPlan &buffer =
           k.plan.shared.find(copy.getDest())->second;
       TmaBox box = *getTmaBox(buffer);
+      // A slice's dropped dims are boxes of one.
+      SmallVector<int64_t> boxShape(type.getRank() - 2, 1);
+      boxShape.append({box.rows, box.columns});
+      SmallVector<Value> boxSizes;
+      for (int64_t size : boxShape)
+        boxSizes.push_back(k.constant(b, loc, size));
       auto swizzle = box.swizzleBytes == 128 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
                      : box.swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
                      : box.swizzleBytes == 32 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_32B
@@ -678,8 +765,7 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
       Type element = getTmaElementType(type.getElementType());
       auto descriptorType = nvgpu::TensorMapDescriptorType::get(
           context,
-          MemRefType::get({box.rows, box.columns}, element,
-                          MemRefLayoutAttrInterface(),
+          MemRefType::get(boxShape, element, MemRefLayoutAttrInterface(),
                           gpu::AddressSpaceAttr::get(
                               context, gpu::AddressSpace::Workgroup)),
           swizzle, nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
@@ -698,9 +784,7 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
       Value unranked = memref::CastOp::create(
           b, loc, UnrankedMemRefType::get(element, 0), source);
       Value descriptor = nvgpu::TmaCreateDescriptorOp::create(
-          b, loc, descriptorType, unranked,
-          ValueRange{k.constant(b, loc, box.rows),
-                     k.constant(b, loc, box.columns)});
+          b, loc, descriptorType, unranked, boxSizes);
       // Into the kernel as a plain pointer: the GPU lowering's type
       // converter does not know nvgpu's descriptor type.
       maps.push_back(
