@@ -54,9 +54,9 @@ SQUARE = [1024, 2048, 4096, 8192]
 # Attention: (batch * heads, seq) with 128k tokens in all, head dims 64 and
 # 128, causal and not.
 ATTENTION = [(128, 1024), (64, 2048), (32, 4096), (16, 8192)]
-# Query x key block sizes tried for d 128 besides the example's 64 x 32
-# (threads: 128 per 64 query rows).
-ATTENTION_D128_BLOCKS = [(64, 64), (128, 128)]
+# Query x key block sizes tried besides the example's (64 x 64 for d 64,
+# 64 x 32 for d 128), per head dim; 128 threads per 64 query rows.
+ATTENTION_BLOCKS = {64: [(128, 64), (128, 128)], 128: [(64, 64), (128, 128)]}
 LLM = [(4096, 4096, 4096), (4096, 11008, 4096), (4096, 4096, 11008)]
 
 
@@ -322,19 +322,20 @@ class Bench:
         pref = self.save("ref.npy", ref[0].cpu().numpy())
         flops = 4.0 * bh * seq * seq * d / (2 if causal else 1)
         entry_name = f"flash_attention_d{d}" + ("_causal" if causal else "")
-        # The example, and for d 128 the block sizes of
-        # bench/kernels/flash_attention_d128.mlir.in; the fastest counts.
+        # The example, and the same kernels at the block sizes of
+        # ATTENTION_BLOCKS (bench/kernels/flash_attention.mlir.in); the
+        # fastest counts.
         sources = [("example", os.path.join(ROOT,
                                             "examples/flash_attention.mlir"))]
-        if d == 128:
-            template = string.Template(open(os.path.join(
-                ROOT, "bench/kernels/flash_attention_d128.mlir.in")).read())
-            for bm, bn in ATTENTION_D128_BLOCKS:
-                path = os.path.join(self.tmp, f"attention_{bm}_{bn}.mlir")
-                with open(path, "w") as f:
-                    f.write(template.substitute(BM=bm, BN=bn,
-                                                THREADS=2 * bm))
-                sources.append((f"{bm}x{bn}", path))
+        template = string.Template(open(os.path.join(
+            ROOT, "bench/kernels/flash_attention.mlir.in")).read())
+        for bm, bn in ATTENTION_BLOCKS[d]:
+            path = os.path.join(self.tmp, f"attention_{d}_{bm}_{bn}.mlir")
+            with open(path, "w") as f:
+                f.write(template.substitute(
+                    D=d, SCALE=math.log2(math.e) / math.sqrt(d), BM=bm, BN=bn,
+                    THREADS=2 * bm))
+            sources.append((f"{bm}x{bn}", path))
         best = None
         for config, source in sources:
             ok, seconds, out = self.run_tile(
