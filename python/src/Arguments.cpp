@@ -40,6 +40,27 @@ struct DLManagedTensor {
   void *managerContext;
   void (*deleter)(DLManagedTensor *);
 };
+// DLPack 1.3's exchange API (`__dlpack_c_exchange_api__` on the tensor type,
+// a "dlpack_exchange_api" capsule): C functions that describe a tensor
+// without a capsule and give the producer's current stream. Only the fields
+// this file calls are typed.
+struct DLPackVersion {
+  uint32_t major;
+  uint32_t minor;
+};
+struct DLPackExchangeAPIHeader {
+  DLPackVersion version;
+  DLPackExchangeAPIHeader *previous;
+};
+struct DLPackExchangeAPI {
+  DLPackExchangeAPIHeader header;
+  void *managedTensorAllocator;
+  void *managedTensorFromPyObjectNoSync;
+  void *managedTensorToPyObjectNoSync;
+  int (*dltensorFromPyObjectNoSync)(void *object, DLTensor *out);
+  int (*currentWorkStream)(int32_t deviceType, int32_t deviceId,
+                           void **stream);
+};
 enum : uint8_t {
   kDLInt = 0,
   kDLUInt = 1,
@@ -301,39 +322,70 @@ bool packScalar(const Param &param, size_t index, PyObject *object,
 
 /// torch.Tensor and torch.utils.dlpack.to_dlpack (a C function), once torch
 /// is in use: calling it skips the stream handling of Tensor.__dlpack__.
+/// Where torch has DLPack's exchange API, its functions describe tensors
+/// without a capsule (and no allocation) instead.
 PyTypeObject *torchTensorType = nullptr;
 PyObject *torchToDlpack = nullptr;
+const DLPackExchangeAPI *torchExchange = nullptr;
 
-/// The DLPack capsule of an array argument (a new reference), or null with
-/// a TypeError naming the argument.
-PyObject *getCapsule(const Param &param, size_t index, PyObject *object) {
+/// An array argument's DLTensor: borrowed from the tensor (exchange API) or
+/// from a DLPack capsule, released with it.
+struct ArrayView {
+  DLTensor tensor;
   PyObject *capsule = nullptr;
-  if (torchTensorType && PyObject_TypeCheck(object, torchTensorType))
+  ~ArrayView() { Py_XDECREF(capsule); }
+};
+
+/// Describes an array argument in `view`; false with a TypeError naming the
+/// argument when it is not one.
+bool getArray(const Param &param, size_t index, PyObject *object,
+              ArrayView &view) {
+  PyObject *capsule = nullptr;
+  bool isTorch = torchTensorType && PyObject_TypeCheck(object, torchTensorType);
+  if (isTorch && torchExchange) {
+    if (torchExchange->dltensorFromPyObjectNoSync(object, &view.tensor) == 0)
+      return true;
+  } else if (isTorch) {
     capsule = PyObject_CallOneArg(torchToDlpack, object);
-  else if (PyObject_HasAttrString(object, "__dlpack__"))
+  } else if (PyObject_HasAttrString(object, "__dlpack__")) {
     capsule = PyObject_CallMethod(object, "__dlpack__", nullptr);
-  if (!capsule) {
-    std::string reason;
-    if (PyErr_Occurred()) {
-      PyObject *type, *value, *trace;
-      PyErr_Fetch(&type, &value, &trace);
-      if (PyObject *text = value ? PyObject_Str(value) : nullptr) {
-        if (const char *utf8 = PyUnicode_AsUTF8(text))
-          reason = std::string(" (") + utf8 + ")";
-        Py_DECREF(text);
-      }
-      Py_XDECREF(type);
-      Py_XDECREF(value);
-      Py_XDECREF(trace);
-      PyErr_Clear();
-    }
-    fail(PyExc_TypeError, argName(param, index) +
-                              " expects an array (a torch tensor, a NumPy "
-                              "array or any DLPack producer), got " +
-                              Py_TYPE(object)->tp_name + reason);
-    return nullptr;
   }
-  return capsule;
+  if (capsule) {
+    auto *managed = static_cast<DLManagedTensor *>(
+        PyCapsule_GetPointer(capsule, "dltensor"));
+    if (!managed) {
+      Py_DECREF(capsule);
+      PyErr_Clear();
+      fail(PyExc_TypeError, argName(param, index) +
+                                ": __dlpack__ did not give a DLPack tensor "
+                                "capsule");
+      return false;
+    }
+    // The capsule's destructor releases the tensor: it lives as long as
+    // the view.
+    view.tensor = managed->tensor;
+    view.capsule = capsule;
+    return true;
+  }
+  std::string reason;
+  if (PyErr_Occurred()) {
+    PyObject *type, *value, *trace;
+    PyErr_Fetch(&type, &value, &trace);
+    if (PyObject *text = value ? PyObject_Str(value) : nullptr) {
+      if (const char *utf8 = PyUnicode_AsUTF8(text))
+        reason = std::string(" (") + utf8 + ")";
+      Py_DECREF(text);
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(trace);
+    PyErr_Clear();
+  }
+  fail(PyExc_TypeError, argName(param, index) +
+                            " expects an array (a torch tensor, a NumPy "
+                            "array or any DLPack producer), got " +
+                            Py_TYPE(object)->tp_name + reason);
+  return false;
 }
 
 } // namespace
@@ -343,6 +395,32 @@ void mlir::tile::python::setTorch(PyObject *tensorType, PyObject *toDlpack) {
   Py_XINCREF(toDlpack);
   torchTensorType = reinterpret_cast<PyTypeObject *>(tensorType);
   torchToDlpack = toDlpack;
+  // DLPack 1.3 or later (a later minor version only adds fields).
+  torchExchange = nullptr;
+  PyObject *capsule =
+      PyObject_GetAttrString(tensorType, "__dlpack_c_exchange_api__");
+  if (!capsule) {
+    PyErr_Clear();
+    return;
+  }
+  auto *api = static_cast<const DLPackExchangeAPI *>(
+      PyCapsule_GetPointer(capsule, "dlpack_exchange_api"));
+  if (!api)
+    PyErr_Clear();
+  else if (api->header.version.major == 1 &&
+           api->header.version.minor >= 3 && api->dltensorFromPyObjectNoSync)
+    torchExchange = api; // lives as long as torch, which tile keeps
+  Py_DECREF(capsule);
+}
+
+bool mlir::tile::python::getTorchStream(int deviceId, void **stream) {
+  if (!torchExchange || !torchExchange->currentWorkStream)
+    return false;
+  if (torchExchange->currentWorkStream(kDLCUDA, deviceId, stream) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
 }
 
 const char *mlir::tile::python::dtypeName(DType type) {
@@ -462,25 +540,11 @@ bool mlir::tile::python::packArguments(const std::vector<Param> &params,
     const Param &param = params[i];
     if (param.isScalar)
       continue;
-    PyObject *capsule = getCapsule(param, i, args[i]);
-    if (!capsule)
+    // Everything needed is copied out before the view goes.
+    ArrayView view;
+    if (!getArray(param, i, args[i], view))
       return false;
-    auto *managed = static_cast<DLManagedTensor *>(
-        PyCapsule_GetPointer(capsule, "dltensor"));
-    if (!managed) {
-      Py_DECREF(capsule);
-      PyErr_Clear();
-      return fail(PyExc_TypeError,
-                  argName(param, i) + ": __dlpack__ did not give a DLPack "
-                                      "tensor capsule");
-    }
-    const DLTensor &t = managed->tensor;
-    // The capsule's destructor releases the tensor; everything needed is
-    // copied out before it goes.
-    struct Release {
-      PyObject *capsule;
-      ~Release() { Py_DECREF(capsule); }
-    } release{capsule};
+    const DLTensor &t = view.tensor;
 
     if (!onDevice(device, t.device.deviceType))
       return fail(PyExc_ValueError,

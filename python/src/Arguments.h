@@ -71,8 +71,13 @@ bool packArguments(const std::vector<Param> &params, DeviceKind device,
                    int deviceId, PyObject *const *args, size_t nargs,
                    jit::PackedArguments &packed);
 
-/// Lets calls read torch tensors through torch's C-level DLPack export.
+/// Lets calls read torch tensors through torch's C-level DLPack export, or
+/// its DLPack exchange API where torch has one (no capsule per tensor).
 void setTorch(PyObject *tensorType, PyObject *toDlpack);
+
+/// Torch's current stream on CUDA device `deviceId` through its DLPack
+/// exchange API; false when torch has none (then ask its Python getter).
+bool getTorchStream(int deviceId, void **stream);
 
 } // namespace mlir::tile::python
 

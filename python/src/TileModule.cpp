@@ -415,13 +415,16 @@ public:
       throw nb::python_error();
     jit::Device &d = kernel->getDevice();
     if (currentStream) {
-      PyObject *index = PyLong_FromLong(deviceId);
-      PyObject *stream = PyObject_CallOneArg(currentStream, index);
-      Py_DECREF(index);
-      if (!stream)
-        throw nb::python_error();
-      void *handle = PyLong_AsVoidPtr(stream);
-      Py_DECREF(stream);
+      void *handle = nullptr;
+      if (!getTorchStream(deviceId, &handle)) {
+        PyObject *index = PyLong_FromLong(deviceId);
+        PyObject *stream = PyObject_CallOneArg(currentStream, index);
+        Py_DECREF(index);
+        if (!stream)
+          throw nb::python_error();
+        handle = PyLong_AsVoidPtr(stream);
+        Py_DECREF(stream);
+      }
       d.setStream(handle);
       d.setSynchronous(false);
     }

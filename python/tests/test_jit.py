@@ -174,3 +174,32 @@ def test_target_from_environment(monkeypatch):
     monkeypatch.delenv("TILE_TARGET")
     assert tile.resolve_target() in ("cpu", "cuda")
 
+
+
+def test_torch_tensors_are_read_in_place():
+    """torch tensors (CPU or CUDA, as the target wants) pass through torch's
+    DLPack export, or its exchange API where torch has one: storage offsets,
+    strides and every check hold either way."""
+    torch = pytest.importorskip("torch")
+    device = "cuda" if TARGET == "cuda" else "cpu"
+
+    @tile.jit(target=TARGET)
+    def add_one(A: T.Tensor[[4, 8], T.float32], B: T.Tensor[[4, 8], T.float32]):
+        with T.Kernel(1, threads=32) as _:
+            for i, j in T.Parallel(4, 8):
+                B[i, j] = A[i, j] + 1.0
+
+    base = torch.arange(40, dtype=torch.float32, device=device)
+    a = base[8:].reshape(4, 8)  # a storage offset
+    b = torch.zeros(4, 8, device=device)
+    kernel = add_one.compile(a, b)  # the JITKernel: its own checks
+    kernel(a, b)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    assert torch.equal(b, a + 1)
+    with pytest.raises(ValueError, match=r"argument 'A' \(#0\) is not contiguous"):
+        kernel(torch.zeros(8, 8, device=device)[::2], b)
+    with pytest.raises(TypeError, match=r"argument 'A' \(#0\) expects float32 elements, got float64"):
+        kernel(a.double(), b)
+    with pytest.raises(ValueError, match=r"argument 'B' \(#1\) has shape \(3, 8\)"):
+        kernel(a, torch.zeros(3, 8, device=device))
