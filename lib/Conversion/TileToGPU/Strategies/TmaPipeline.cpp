@@ -369,12 +369,13 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
       SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
       for (Operation *op : slice)
         then.clone(*op, mapping);
-      SmallVector<Value> origin;
-      for (OpFoldResult offset : copy.getMixedOffsets())
-        origin.push_back(
-            isa<Value>(offset)
-                ? mapping.lookupOrDefault(cast<Value>(offset))
-                : index(then, *getConstantIntValue(offset)));
+      auto resolve = [&](OpFoldResult offset) -> Value {
+        if (auto value = dyn_cast<Value>(offset))
+          return mapping.lookupOrDefault(value);
+        return index(then, *getConstantIntValue(offset));
+      };
+      SmallVector<Value> origin =
+          llvm::map_to_vector(copy.getMixedOffsets(), resolve);
       // Through a slice (the map describes more dims than the tile has),
       // the dropped dims' offsets follow, innermost first.
       auto descriptorType = cast<nvgpu::TensorMapDescriptorType>(
@@ -382,13 +383,9 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
       int64_t rank = descriptorType.getTensor().getRank();
       SmallVector<Value> outer;
       if (rank > 2) {
-        auto slice = copy.getSource().getDefiningOp<memref::SubViewOp>();
-        for (int64_t d = rank - 3; d >= 0; --d) {
-          OpFoldResult offset = slice.getMixedOffsets()[d];
-          outer.push_back(isa<Value>(offset)
-                              ? mapping.lookupOrDefault(cast<Value>(offset))
-                              : index(then, *getConstantIntValue(offset)));
-        }
+        auto view = copy.getSource().getDefiningOp<memref::SubViewOp>();
+        for (int64_t d = rank - 3; d >= 0; --d)
+          outer.push_back(resolve(view.getMixedOffsets()[d]));
       }
       const SharedBufferPlan &buffer =
           k.plan.shared.find(copy.getDest())->second;
