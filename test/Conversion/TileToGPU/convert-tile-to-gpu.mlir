@@ -99,6 +99,44 @@ func.func @gemm(%A: memref<256x64xf16>, %B: memref<64x256xf16>, %C: memref<256x2
 
 // -----
 
+// A copy whose source is a view made inside the loop (here a batch slice
+// chosen per iteration) cannot be issued ahead: it runs in order, and the
+// copy of B alone is pipelined.
+// CHECK-LABEL: func.func @gemm_view_in_loop
+// CHECK: scf.if
+// CHECK-NOT: nvgpu.device_async_copy {{.*}} : memref<{{.*}}strided
+// CHECK: nvgpu.device_async_copy {{.*}} : memref<64x256xf16> to
+// CHECK-NOT: nvgpu.device_async_copy {{.*}} : memref<{{.*}}strided
+// CHECK: } else {
+// CHECK: return
+func.func @gemm_view_in_loop(%A: memref<2x256x64xf16>, %B: memref<64x256xf16>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx, %by) in (2, 2) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x128xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    tile.fill %acc, %zero : !tile.fragment<128x128xf32>
+    %m = arith.muli %bx, %c128 : index
+    %n = arith.muli %by, %c128 : index
+    tile.pipelined %k = %c0 to %c2 step %c1 stages(3) {
+      %kk = arith.muli %k, %c32 : index
+      %Ak = memref.subview %A[%k, 0, 0] [1, 256, 64] [1, 1, 1] : memref<2x256x64xf16> to memref<256x64xf16, strided<[64, 1], offset: ?>>
+      tile.copy %Ak[%m, %kk] -> %As : memref<256x64xf16, strided<[64, 1], offset: ?>>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%kk, %n] -> %Bs : memref<64x256xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<128x128xf32>, memref<256x256xf32>
+  }
+  return
+}
+
+// -----
+
 // bf16 mma.sync is emitted as nvvm.mma.sync (nvgpu's lowering cannot type
 // it); stages(1) runs the loop as written.
 // CHECK-LABEL: func.func @gemm_bf16

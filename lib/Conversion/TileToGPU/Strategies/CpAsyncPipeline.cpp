@@ -100,6 +100,10 @@ std::string mlir::tile::gpu_lowering::whyNotCpAsyncProducer(
     return "it is nested in another op";
   if (copy.getGlobal() != copy.getSource())
     return "it does not read global memory";
+  // Copies issued ahead read the tensor, and their alignment is tested,
+  // before the loop runs.
+  if (loop->isAncestor(copy.getSource().getParentBlock()->getParentOp()))
+    return "its source tensor is computed inside the loop";
   auto alloc = copy.getDest().getDefiningOp<AllocSharedOp>();
   if (!alloc)
     return "it does not write a shared buffer";
