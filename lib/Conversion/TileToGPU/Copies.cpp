@@ -186,24 +186,6 @@ Value buildAlignmentCheck(const KernelContext &k, OpBuilder &b, Location loc,
       isMultipleOf(b, loc, global.offsets.back(), width));
 }
 
-Value vectorLoad(OpBuilder &b, Location loc, VectorType type, Value memref,
-                 ValueRange index) {
-  auto load = vector::LoadOp::create(b, loc, type, memref, index);
-  load->setAttr("alignment",
-                b.getI64IntegerAttr(type.getNumElements() *
-                                    elementBytes(type.getElementType())));
-  return load;
-}
-
-void vectorStore(OpBuilder &b, Location loc, Value v, Value memref,
-                 ValueRange index) {
-  auto type = cast<VectorType>(v.getType());
-  auto store = vector::StoreOp::create(b, loc, v, memref, index);
-  store->setAttr("alignment",
-                 b.getI64IntegerAttr(type.getNumElements() *
-                                     elementBytes(type.getElementType())));
-}
-
 /// i1: the `width` elements from `index` along the innermost dim are all
 /// inside the global memref.
 Value wholeVectorInBounds(const KernelContext &k, OpBuilder &b, Location loc,

@@ -140,6 +140,10 @@ LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
   // Staging stores through shared memory is an optional gain, taken only
   // in memory the block needs anyway (more would cost occupancy).
   int64_t needed = placeSharedMemory(kernel, /*staging=*/false);
+  // So is pipelining through registers, which doubles its buffers: where
+  // the block would not fit, its loops run as written.
+  if (needed > target.sharedMemoryBytes && dropRegisterPipelines())
+    needed = placeSharedMemory(kernel, /*staging=*/false);
   if (placeSharedMemory(kernel, /*staging=*/true) > needed)
     placeSharedMemory(kernel, /*staging=*/false);
   if (needed > target.sharedMemoryBytes)
@@ -147,6 +151,19 @@ LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
            << needed << " bytes of shared memory; " << target.chip
            << " allows " << target.sharedMemoryBytes;
   return success();
+}
+
+bool KernelPlan::dropRegisterPipelines() {
+  bool dropped = false;
+  for (auto &[op, pipeline] : pipelines) {
+    if (!pipeline.registers)
+      continue;
+    for (CopyOp producer : pipeline.producers)
+      shared[producer.getDest()].stages = 1;
+    pipeline = PipelinePlan();
+    dropped = true;
+  }
+  return dropped;
 }
 
 int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {

@@ -53,6 +53,10 @@ struct PipelinePlan {
   /// their tiles are TMA boxes. The loop then gets a TMA version, taken when
   /// the host finds every tensor aligned for it.
   bool tma = false;
+  /// The target has no asynchronous copies: the producers load the next
+  /// iteration's tiles into registers while the body runs and store them
+  /// into the other of two stages after it (RegisterPipeline.cpp).
+  bool registers = false;
   /// wgmma gemms of the body whose accumulator nothing else in the loop
   /// touches and whose A is in shared memory: the TMA version leaves them
   /// in flight across iterations (waiting for the previous one before
@@ -119,6 +123,9 @@ private:
   /// Places the kernel's shared buffers and scratch (the optional staging
   /// of stores too, with `staging`); returns the bytes the block needs.
   int64_t placeSharedMemory(KernelOp kernel, bool staging);
+  /// Turns every register pipeline back into its loop as written (single
+  /// buffers); whether there was one.
+  bool dropRegisterPipelines();
 };
 
 //===----------------------------------------------------------------------===//

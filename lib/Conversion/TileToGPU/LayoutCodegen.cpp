@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -297,4 +298,25 @@ Value mlir::tile::gpu_lowering::areRowsAligned(OpBuilder &b, Location loc,
     ok = arith::AndIOp::create(b, loc, ok,
                                isMultipleOf(b, loc, stride, elements));
   return ok;
+}
+
+/// Bytes of one `vector`'s elements together.
+static int64_t vectorBytes(VectorType type) {
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+Value mlir::tile::gpu_lowering::vectorLoad(OpBuilder &b, Location loc,
+                                           VectorType type, Value memref,
+                                           ValueRange index) {
+  auto load = vector::LoadOp::create(b, loc, type, memref, index);
+  load->setAttr("alignment", b.getI64IntegerAttr(vectorBytes(type)));
+  return load;
+}
+
+void mlir::tile::gpu_lowering::vectorStore(OpBuilder &b, Location loc, Value v,
+                                           Value memref, ValueRange index) {
+  auto store = vector::StoreOp::create(b, loc, v, memref, index);
+  store->setAttr("alignment", b.getI64IntegerAttr(vectorBytes(
+                                  cast<VectorType>(v.getType()))));
 }

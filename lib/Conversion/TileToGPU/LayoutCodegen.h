@@ -71,6 +71,13 @@ Value isMultipleOf(OpBuilder &b, Location loc, Value v, int64_t n);
 Value areRowsAligned(OpBuilder &b, Location loc, Value memref,
                      int64_t elements);
 
+/// A vector load (store) of `memref` at `index` that claims the alignment
+/// of the whole vector (the callers test it, or it holds by construction).
+Value vectorLoad(OpBuilder &b, Location loc, VectorType type, Value memref,
+                 ValueRange index);
+void vectorStore(OpBuilder &b, Location loc, Value v, Value memref,
+                 ValueRange index);
+
 } // namespace mlir::tile::gpu_lowering
 
 #endif // TILE_LIB_CONVERSION_TILETOGPU_LAYOUTCODEGEN_H

@@ -7,7 +7,8 @@
 // tile.pipelined on the GPU: which global-to-shared copies of a loop run
 // ahead (planPipeline), and the loop's versions, chosen at run time: the
 // TMA pipeline where planned and the host found the tensors aligned, the
-// cp.async pipeline where the chunks are aligned, else the loop as written.
+// cp.async pipeline (through registers on targets without cp.async) where
+// the chunks are aligned, else the loop as written.
 // The copy strategies are in Strategies/ (PipelineStrategies.h).
 //
 //===----------------------------------------------------------------------===//
@@ -155,7 +156,7 @@ mlir::tile::gpu_lowering::planPipeline(const KernelPlan &kernelPlan,
         return loop.emitOpError("'order' other than the body's own order is "
                                 "not supported by the GPU lowering yet");
   }
-  if (stages < 2 || !kernelPlan.target.has(Feature::CpAsync))
+  if (stages < 2)
     return plan;
   // Buffers made inside the loop would be made twice (both loop versions).
   WalkResult allocates = loop.walk([](Operation *op) {
@@ -190,8 +191,14 @@ mlir::tile::gpu_lowering::planPipeline(const KernelPlan &kernelPlan,
       continue;
     plan.producers.push_back(copy);
   }
-  if (!plan.producers.empty())
-    plan.stages = stages;
+  if (plan.producers.empty())
+    return plan;
+  if (!kernelPlan.target.has(Feature::CpAsync)) {
+    plan.registers = true;
+    plan.stages = 2;
+    return plan;
+  }
+  plan.stages = stages;
   plan.tma = !plan.producers.empty() &&
              kernelPlan.target.has(Feature::Tma) &&
              llvm::all_of(plan.producers, [&](CopyOp copy) {
@@ -275,7 +282,11 @@ struct PipelinedOpLowering : public TileOpLowering<PipelinedOp> {
     if (failed(lowerPlainly(k, rewriter, plain)))
       return failure();
     b.setInsertionPoint(alignedIf.thenBlock()->getTerminator());
-    if (failed(buildCpAsyncPipeline(k, rewriter, cpAsyncLoop, cpAsyncPlan, b)))
+    if (failed(plan.registers
+                   ? buildRegisterPipeline(k, rewriter, cpAsyncLoop,
+                                           cpAsyncPlan, b)
+                   : buildCpAsyncPipeline(k, rewriter, cpAsyncLoop,
+                                          cpAsyncPlan, b)))
       return failure();
     rewriter.eraseOp(cpAsyncLoop);
     if (plan.tma) {

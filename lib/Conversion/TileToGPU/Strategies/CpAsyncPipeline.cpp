@@ -182,6 +182,75 @@ Value mlir::tile::gpu_lowering::buildChunkAlignment(KernelContext &k,
   return b.createOrFold<arith::AndIOp>(loc, ok, originOk);
 }
 
+int64_t mlir::tile::gpu_lowering::getProducerChunk(CopyOp copy) {
+  return getChunk(copy);
+}
+
+void mlir::tile::gpu_lowering::forEachChunk(
+    KernelContext &k, OpBuilder &b, PipelinedOp loop, CopyOp copy,
+    Value iteration, Value stage, Value valid,
+    function_ref<void(const ProducerChunk &)> fn) {
+  Location loc = copy.getLoc();
+  // The tile's origin in this iteration.
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iteration);
+  SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
+  for (Operation *op : slice)
+    b.clone(*op, mapping);
+  SmallVector<Value> origin;
+  for (OpFoldResult offset : copy.getMixedOffsets())
+    origin.push_back(isa<Value>(offset)
+                         ? mapping.lookupOrDefault(cast<Value>(offset))
+                         : k.constant(b, loc, *getConstantIntValue(offset)));
+
+  SharedStorage buffer = k.shared.lookup(copy.getDest());
+  buffer.stageOffset = arith::MulIOp::create(
+      b, loc, stage, k.constant(b, loc, buffer.stageElements));
+  int64_t chunk = getChunk(copy);
+  Value global = copy.getSource();
+  SmallVector<int64_t> shape(buffer.type.getShape());
+  shape.back() /= chunk;
+  int64_t chunks = ShapedType::getNumElements(shape);
+  Value zero = k.constant(b, loc, 0);
+  Value chunkSize = k.constant(b, loc, chunk);
+  // Chunks dealt round-robin; a thread with no chunk left repeats the last
+  // one (the same bytes to the same place) instead of branching.
+  for (int64_t round = 0, rounds = llvm::divideCeil(chunks, k.threads);
+       round < rounds; ++round) {
+    Value linear = arith::AddIOp::create(
+        b, loc, k.threadId, k.constant(b, loc, round * k.threads));
+    if ((round + 1) * k.threads > chunks)
+      linear = arith::MinUIOp::create(b, loc, linear,
+                                      k.constant(b, loc, chunks - 1));
+    SmallVector<Value> index = delinearize(b, loc, linear, shape);
+    index.back() = arith::MulIOp::create(b, loc, index.back(), chunkSize);
+
+    // Source elements: the part of the chunk inside the tensor (the rest
+    // is zero-filled), none for rows outside it or iterations past the end.
+    ProducerChunk c;
+    Value inside = valid;
+    for (auto [d, pair] : llvm::enumerate(llvm::zip(origin, index))) {
+      c.at.push_back(arith::AddIOp::create(b, loc, std::get<0>(pair),
+                                           std::get<1>(pair)));
+      if (d + 1 == index.size())
+        continue;
+      Value size = memref::DimOp::create(b, loc, global, d);
+      inside = arith::AndIOp::create(
+          b, loc, inside,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                c.at.back(), size));
+    }
+    Value columns = arith::SubIOp::create(
+        b, loc, memref::DimOp::create(b, loc, global, index.size() - 1),
+        c.at.back());
+    Value count = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, columns, zero), chunkSize);
+    c.count = arith::SelectOp::create(b, loc, inside, count, zero);
+    c.dst = k.sharedOffset(b, loc, buffer, index);
+    fn(c);
+  }
+}
+
 namespace {
 
 class PipelineBuilder {
@@ -219,69 +288,16 @@ Value PipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
 void PipelineBuilder::issueCopy(OpBuilder &b, CopyOp copy, Value iteration,
                                 Value stage, Value valid,
                                 SmallVectorImpl<Value> &tokens) {
-  // The tile's origin in this iteration.
-  IRMapping mapping;
-  mapping.map(loop.getInductionVar(), iteration);
-  SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
-  for (Operation *op : slice)
-    b.clone(*op, mapping);
-  SmallVector<Value> origin;
-  for (OpFoldResult offset : copy.getMixedOffsets())
-    origin.push_back(isa<Value>(offset)
-                         ? mapping.lookupOrDefault(cast<Value>(offset))
-                         : k.constant(b, loc, *getConstantIntValue(offset)));
-
   SharedStorage buffer = k.shared.lookup(copy.getDest());
-  buffer.stageOffset = arith::MulIOp::create(
-      b, loc, stage, k.constant(b, loc, buffer.stageElements));
-  int64_t chunk = getChunk(copy);
-  Value global = copy.getSource();
-  SmallVector<int64_t> shape(buffer.type.getShape());
-  shape.back() /= chunk;
-  int64_t chunks = ShapedType::getNumElements(shape);
-  Value zero = k.constant(b, loc, 0);
-  Value chunkSize = k.constant(b, loc, chunk);
-  auto dstElements = b.getIndexAttr(chunk);
-  // Chunks dealt round-robin; a thread with no chunk left repeats the last
-  // one (the same bytes to the same place) instead of branching.
-  for (int64_t round = 0, rounds = llvm::divideCeil(chunks, k.threads);
-       round < rounds; ++round) {
-    Value linear = arith::AddIOp::create(
-        b, loc, k.threadId, k.constant(b, loc, round * k.threads));
-    if ((round + 1) * k.threads > chunks)
-      linear = arith::MinUIOp::create(b, loc, linear,
-                                      k.constant(b, loc, chunks - 1));
-    SmallVector<Value> index = delinearize(b, loc, linear, shape);
-    index.back() = arith::MulIOp::create(b, loc, index.back(), chunkSize);
-
-    // Source bytes: the part of the chunk inside the tensor (the rest is
-    // zero-filled), none for rows outside it or iterations past the end.
-    SmallVector<Value> at;
-    Value inside = valid;
-    for (auto [d, pair] : llvm::enumerate(llvm::zip(origin, index))) {
-      at.push_back(arith::AddIOp::create(b, loc, std::get<0>(pair),
-                                         std::get<1>(pair)));
-      if (d + 1 == index.size())
-        continue;
-      Value size = memref::DimOp::create(b, loc, global, d);
-      inside = arith::AndIOp::create(
-          b, loc, inside,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at.back(),
-                                size));
-    }
-    Value columns = arith::SubIOp::create(
-        b, loc, memref::DimOp::create(b, loc, global, index.size() - 1),
-        at.back());
-    Value count = arith::MinSIOp::create(
-        b, loc, arith::MaxSIOp::create(b, loc, columns, zero), chunkSize);
-    count = arith::SelectOp::create(b, loc, inside, count, zero);
-
-    Value dst = k.sharedOffset(b, loc, buffer, index);
-    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
-        buffer.memory, ValueRange{dst}, global, at, dstElements, count,
-        /*bypassL1=*/b.getUnitAttr()));
-  }
+  auto dstElements = b.getIndexAttr(getProducerChunk(copy));
+  forEachChunk(k, b, loop, copy, iteration, stage, valid,
+               [&](const ProducerChunk &chunk) {
+                 tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+                     b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
+                     buffer.memory, ValueRange{chunk.dst}, copy.getSource(),
+                     chunk.at, dstElements, chunk.count,
+                     /*bypassL1=*/b.getUnitAttr()));
+               });
 }
 
 LogicalResult PipelineBuilder::build(OpBuilder &b) {

@@ -6,10 +6,14 @@
 //
 // Internal to convert-tile-to-gpu. A software-pipelined loop's producers
 // (global-to-shared copies run ahead of their consumers) fill the loop's
-// stages with one of two copy strategies, each in a file of its own:
+// stages with one of three copy strategies, each in a file of its own:
 //
 //   cp.async (CpAsyncPipeline.cpp, sm_80+): every thread copies 16-byte
 //     chunks; commit groups, wait_group and a block barrier per iteration.
+//   registers (RegisterPipeline.cpp, targets without asynchronous copies:
+//     AMD): every thread loads the next iteration's chunks into registers
+//     while the body runs and stores them into the other of two shared
+//     buffers after it; one block barrier per iteration.
 //   TMA (TmaPipeline.cpp, sm_90): one thread issues bulk tensor copies that
 //     complete on the stage's mbarrier; consumers wait on its phase and give
 //     the stage back through a second mbarrier. Warp-specialized (sm_90a),
@@ -47,6 +51,25 @@ std::string whyNotCpAsyncProducer(const KernelPlan &plan, PipelinedOp loop,
 Value buildChunkAlignment(KernelContext &k, OpBuilder &b, Location loc,
                           PipelinedOp loop, CopyOp copy);
 /// Builds the cp.async version of `loop` at `b`'s insertion point.
+/// Elements per 16-byte chunk of a producer's tile.
+int64_t getProducerChunk(CopyOp copy);
+/// One 16-byte chunk of a producer's tile, as the thread that moves it in
+/// some iteration sees it.
+struct ProducerChunk {
+  /// Its first element's index into the buffer's shared memory, in the
+  /// stage being filled.
+  Value dst;
+  /// Its first element's global indices.
+  SmallVector<Value> at;
+  /// How many of its elements are inside the tensor (0 .. chunk; 0 for an
+  /// iteration that is not valid): the rest are zeros.
+  Value count;
+};
+/// Calls `fn` with each chunk of `copy`'s tile that this thread moves in
+/// `iteration` into `stage` (chunks dealt round-robin over the block).
+void forEachChunk(KernelContext &k, OpBuilder &b, PipelinedOp loop,
+                  CopyOp copy, Value iteration, Value stage, Value valid,
+                  function_ref<void(const ProducerChunk &)> fn);
 LogicalResult buildCpAsyncPipeline(KernelContext &k, PatternRewriter &rewriter,
                                    PipelinedOp loop, const PipelinePlan &plan,
                                    OpBuilder &b);
@@ -72,6 +95,10 @@ getProducerSetup(PipelinedOp loop, ArrayRef<CopyOp> producers, Region &scope);
 /// Builds the TMA version of `loop` at `b`'s insertion point; when it is
 /// the kernel's warp-specialized loop, its producer goes into
 /// `k.producerEnd`.
+LogicalResult buildRegisterPipeline(KernelContext &k,
+                                    PatternRewriter &rewriter,
+                                    PipelinedOp loop, const PipelinePlan &plan,
+                                    OpBuilder &b);
 LogicalResult buildTmaPipeline(KernelContext &k, PatternRewriter &rewriter,
                                PipelinedOp loop, const PipelinePlan &plan,
                                OpBuilder &b);

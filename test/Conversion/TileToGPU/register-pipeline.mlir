@@ -1,0 +1,98 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target=chip=gfx942 --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_80 features=ldmatrix,mma.sync" --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=NVIDIA
+
+// Without asynchronous copies (AMD; NVIDIA with cp.async left out) a
+// pipelined loop's copies run one iteration ahead through registers, into
+// two copies of each buffer. When the chunks are aligned: the prologue
+// loads iteration 0 and stores it into stage 0; each iteration loads the
+// next one's 16-byte chunks (a masked load where a chunk crosses the
+// tensor's edge), runs the body on one stage, stores the chunks into the
+// other and ends with the one barrier; the stages swap. Otherwise the loop
+// runs as written.
+// CHECK-LABEL: func.func @gemm
+// CHECK: dynamic_shared_memory_size %c16384_i32
+// CHECK: scf.if
+// CHECK:   gpu.barrier
+// CHECK:   vector.load %arg0{{.*}} : memref<100x72xf16>, vector<8xf16>
+// CHECK:   vector.maskedload %arg0
+// CHECK:   vector.store {{.*}} : memref<4096xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:   gpu.barrier
+// CHECK:   scf.for {{.*}} iter_args(%[[READ:.*]] = %c0, %[[WRITE:.*]] = %c1) -> (index, index)
+// CHECK:     vector.load %arg0
+// CHECK:     vector.load %arg1
+// CHECK-NOT: gpu.barrier
+// CHECK:     amdgpu.mfma
+// CHECK-NOT: gpu.barrier
+// CHECK:     vector.store
+// CHECK:     vector.store
+// CHECK:     gpu.barrier
+// CHECK-NEXT: scf.yield %[[WRITE]], %[[READ]]
+// CHECK: } else {
+// CHECK:   scf.for
+// CHECK-NOT: vector.maskedload
+// CHECK:   amdgpu.mfma
+// NVIDIA-LABEL: func.func @gemm
+// NVIDIA-NOT: nvgpu.device_async_copy
+// NVIDIA: scf.for {{.*}} iter_args
+// NVIDIA: vector.load %arg0
+// NVIDIA: nvgpu.mma.sync
+// NVIDIA: vector.store
+// NVIDIA: gpu.barrier
+// NVIDIA-NEXT: scf.yield
+func.func @gemm(%A: memref<100x72xf16>, %B: memref<72x40xf16>, %C: memref<100x40xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx, %by) in (2, 1) threads(128) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<64x64xf32>
+    tile.fill %acc, %zero : !tile.fragment<64x64xf32>
+    %m0 = arith.muli %bx, %c64 : index
+    tile.pipelined %kb = %c0 to %c3 step %c1 stages(3) {
+      %k0 = arith.muli %kb, %c32 : index
+      tile.copy %A[%m0, %k0] -> %As : memref<100x72xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, 0] -> %Bs : memref<72x40xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    }
+    tile.copy %acc -> %C[%m0, 0] : !tile.fragment<64x64xf32>, memref<100x40xf32>
+  }
+  return
+}
+
+// -----
+
+// Two stages of these buffers would not fit in the chip's LDS: the loop
+// runs as written, in the memory one stage needs.
+// CHECK-LABEL: func.func @too_large
+// CHECK: dynamic_shared_memory_size %c49152_i32
+// CHECK-NOT: vector.maskedload
+// CHECK: return
+// NVIDIA-LABEL: func.func @too_large
+// NVIDIA: dynamic_shared_memory_size %c98304_i32
+// NVIDIA: vector.maskedload
+func.func @too_large(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx) in (2) threads(256) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x64xf32>
+    tile.fill %acc, %zero : !tile.fragment<128x64xf32>
+    %m0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kb = %c0 to %c2 step %c1 stages(2) {
+      %k0 = arith.muli %kb, %c128 : index
+      tile.copy %A[%m0, %k0] -> %As : memref<256x256xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, 0] -> %Bs : memref<256x256xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x64xf32>
+    }
+    tile.copy %acc -> %C[%m0, 0] : !tile.fragment<128x64xf32>, memref<256x256xf32>
+  }
+  return
+}
