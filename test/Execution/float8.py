@@ -3,6 +3,7 @@
 exact rational arithmetic (fractions), independently of the compiler.
 
 usage: float8.py OUTDIR ROWS
+       float8.py gemm OUTDIR M N K FMT_A FMT_B
 
 Writes, each ROWS x 64:
   x32.npy, x16.npy, x64.npy   f32 / f16 / f64 values to round into f8: every
@@ -22,6 +23,13 @@ Writes, each ROWS x 64:
   codes_e4m3.npy, codes_e5m2.npy, codes_e4m3fnuz.npy, codes_e5m2fnuz.npy
                               every f8 value, NaN and the infinities included,
                               repeated (for the extension tests)
+
+gemm writes a.npy (M x K) and b.npy (N x K), the decoded values (f64) of
+random codes of formats FMT_A and FMT_B (e4m3, e5m2, e4m3fnuz, e5m2fnuz)
+whose magnitudes are 0 or in [1/8, 8], and ref.npy (f32 M x N), a b^T in
+f64. For K <= 64 every partial sum of such products is a multiple of
+2^-11 below 2^12, which f32 holds: an f32 accumulation in any order is
+exact, and the result must equal ref.npy.
 """
 
 import bisect
@@ -114,8 +122,28 @@ def interesting(dtype, rng, count):
     return np.array(signed, dtype=dtype)
 
 
+def gemm(out, m, n, k, fmt_a, fmt_b):
+    if k > 64:
+        sys.exit("float8.py: gemm needs K <= 64 to be exact in f32")
+    rng = np.random.default_rng(m * 10007 + n * 101 + k)
+
+    def sample(fmt, shape):
+        values = [decode(fmt, c) for c in range(256)]
+        values = [v for v in values
+                  if v == 0 or 0.125 <= abs(v) <= 8]
+        return rng.choice(np.array(values, dtype=np.float64), shape)
+
+    a, b = sample(fmt_a, (m, k)), sample(fmt_b, (n, k))
+    np.save(os.path.join(out, "a.npy"), a)
+    np.save(os.path.join(out, "b.npy"), b)
+    np.save(os.path.join(out, "ref.npy"), (a @ b.T).astype(np.float32))
+
+
 def main():
     np.seterr(over="ignore")
+    if sys.argv[1] == "gemm":
+        out, m, n, k, fmt_a, fmt_b = sys.argv[2:]
+        return gemm(out, int(m), int(n), int(k), fmt_a, fmt_b)
     out, rows = sys.argv[1], int(sys.argv[2])
     rng = np.random.default_rng(8)
     n = rows * 64
