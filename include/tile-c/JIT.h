@@ -68,7 +68,10 @@ typedef enum TileJitElementType {
   TILE_JIT_I16,
   TILE_JIT_I32,
   TILE_JIT_I64,
-  TILE_JIT_INDEX
+  TILE_JIT_INDEX,
+  /* AMD CDNA3's fp8 (appended: the values above keep their numbers). */
+  TILE_JIT_F8E4M3FNUZ,
+  TILE_JIT_F8E5M2FNUZ
 } TileJitElementType;
 
 /* Where a compiled module came from. */

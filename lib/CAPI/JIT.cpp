@@ -22,7 +22,8 @@ using namespace mlir::tile;
 
 static_assert(int(jit::ElementType::Index) == TILE_JIT_INDEX &&
                   int(jit::ElementType::F8E5M2) == TILE_JIT_F8E5M2 &&
-                  int(jit::ElementType::I1) == TILE_JIT_I1,
+                  int(jit::ElementType::I1) == TILE_JIT_I1 &&
+                  int(jit::ElementType::F8E5M2FNUZ) == TILE_JIT_F8E5M2FNUZ,
               "TileJitElementType follows jit::ElementType");
 static_assert(int(jit::Target::ROCm) == TILE_JIT_TARGET_ROCM &&
                   int(jit::CacheResult::DiskHit) == TILE_JIT_DISK_HIT,
@@ -251,7 +252,7 @@ MlirLogicalResult tileJitArgumentsSetMemRef(TileJitArguments arguments,
   // (UBSan's enum check), so read its bytes.
   std::underlying_type_t<TileJitElementType> raw;
   std::memcpy(&raw, &elementType, sizeof(raw));
-  if (raw < TILE_JIT_F16 || raw > TILE_JIT_INDEX)
+  if (raw < TILE_JIT_F16 || raw > TILE_JIT_F8E5M2FNUZ)
     return failWith("unknown element type " + std::to_string(raw),
                     mlirLogicalResultFailure());
   std::string error;

@@ -81,8 +81,16 @@ static float bfloatToFloat(uint16_t b) { return floatOf(uint32_t(b) << 16); }
 
 /// 8-bit floats go through APFloat: rare enough not to need a fast path.
 static const llvm::fltSemantics &getFloat8Semantics(ElementType type) {
-  return type == ElementType::F8E4M3FN ? llvm::APFloat::Float8E4M3FN()
-                                       : llvm::APFloat::Float8E5M2();
+  switch (type) {
+  case ElementType::F8E4M3FN:
+    return llvm::APFloat::Float8E4M3FN();
+  case ElementType::F8E4M3FNUZ:
+    return llvm::APFloat::Float8E4M3FNUZ();
+  case ElementType::F8E5M2FNUZ:
+    return llvm::APFloat::Float8E5M2FNUZ();
+  default:
+    return llvm::APFloat::Float8E5M2();
+  }
 }
 
 static uint8_t doubleToFloat8(ElementType type, double value) {
@@ -121,6 +129,8 @@ constexpr Description descriptions[] = {
     {ElementType::I32, "i32", 4},
     {ElementType::I64, "i64", 8},
     {ElementType::Index, "index", 8},
+    {ElementType::F8E4M3FNUZ, "f8E4M3FNUZ", 1},
+    {ElementType::F8E5M2FNUZ, "f8E5M2FNUZ", 1},
 };
 const Description &describe(ElementType type) {
   return descriptions[static_cast<unsigned>(type)];
@@ -132,7 +142,8 @@ unsigned mlir::tile::jit::getByteWidth(ElementType type) {
 }
 
 bool mlir::tile::jit::isFloat(ElementType type) {
-  return type <= ElementType::F8E5M2;
+  return type <= ElementType::F8E5M2 || type == ElementType::F8E4M3FNUZ ||
+         type == ElementType::F8E5M2FNUZ;
 }
 
 StringRef mlir::tile::jit::stringifyElementType(ElementType type) {
@@ -159,6 +170,10 @@ std::optional<ElementType> mlir::tile::jit::getElementType(Type type) {
     return ElementType::F8E4M3FN;
   if (isa<Float8E5M2Type>(type))
     return ElementType::F8E5M2;
+  if (isa<Float8E4M3FNUZType>(type))
+    return ElementType::F8E4M3FNUZ;
+  if (isa<Float8E5M2FNUZType>(type))
+    return ElementType::F8E5M2FNUZ;
   if (type.isIndex())
     return ElementType::Index;
   if (auto integer = dyn_cast<IntegerType>(type)) {
@@ -194,6 +209,8 @@ double mlir::tile::jit::loadElement(ElementType type, const void *data) {
     return read(double());
   case ElementType::F8E4M3FN:
   case ElementType::F8E5M2:
+  case ElementType::F8E4M3FNUZ:
+  case ElementType::F8E5M2FNUZ:
     return float8ToDouble(type, read(uint8_t()));
   case ElementType::I1:
     return read(uint8_t()) != 0;
@@ -223,6 +240,8 @@ void mlir::tile::jit::storeElement(ElementType type, void *data, double value) {
     return write(value);
   case ElementType::F8E4M3FN:
   case ElementType::F8E5M2:
+  case ElementType::F8E4M3FNUZ:
+  case ElementType::F8E5M2FNUZ:
     return write(doubleToFloat8(type, value));
   case ElementType::I1:
     return write(uint8_t(value != 0));

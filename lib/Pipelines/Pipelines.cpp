@@ -16,7 +16,8 @@ using namespace mlir;
 
 void mlir::tile::addFloat8Expansion(OpPassManager &pm) {
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
-  emulate.sourceTypeStrs = {"f8E4M3FN", "f8E5M2"};
+  emulate.sourceTypeStrs = {"f8E4M3FN", "f8E5M2", "f8E4M3FNUZ",
+                            "f8E5M2FNUZ"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   pm.addPass(createExpandFloat8());

@@ -68,7 +68,9 @@ enum : uint8_t {
   kDLBfloat = 4,
   kDLBool = 6,
   kDLFloat8E4M3FN = 10,
+  kDLFloat8E4M3FNUZ = 11,
   kDLFloat8E5M2 = 12,
+  kDLFloat8E5M2FNUZ = 13,
 };
 enum : int32_t {
   kDLCPU = 1,
@@ -94,6 +96,10 @@ bool matches(DType type, DLDataType dl) {
     return dl.code == kDLFloat8E4M3FN && dl.bits == 8;
   case DType::F8E5M2:
     return dl.code == kDLFloat8E5M2 && dl.bits == 8;
+  case DType::F8E4M3FNUZ:
+    return dl.code == kDLFloat8E4M3FNUZ && dl.bits == 8;
+  case DType::F8E5M2FNUZ:
+    return dl.code == kDLFloat8E5M2FNUZ && dl.bits == 8;
   case DType::Bool:
     return (dl.code == kDLBool || dl.code == kDLUInt) && dl.bits == 8;
   case DType::I8:
@@ -132,6 +138,10 @@ std::string describe(DLDataType dl) {
     return "float8_e4m3";
   case kDLFloat8E5M2:
     return "float8_e5m2";
+  case kDLFloat8E4M3FNUZ:
+    return "float8_e4m3fnuz";
+  case kDLFloat8E5M2FNUZ:
+    return "float8_e5m2fnuz";
   default:
     return "dlpack type code " + std::to_string(dl.code);
   }
@@ -437,6 +447,10 @@ const char *mlir::tile::python::dtypeName(DType type) {
     return "float8_e4m3";
   case DType::F8E5M2:
     return "float8_e5m2";
+  case DType::F8E4M3FNUZ:
+    return "float8_e4m3fnuz";
+  case DType::F8E5M2FNUZ:
+    return "float8_e5m2fnuz";
   case DType::Bool:
     return "bool";
   case DType::I8:
@@ -487,6 +501,10 @@ jit::ElementType mlir::tile::python::toElementType(DType type) {
     return jit::ElementType::F8E4M3FN;
   case DType::F8E5M2:
     return jit::ElementType::F8E5M2;
+  case DType::F8E4M3FNUZ:
+    return jit::ElementType::F8E4M3FNUZ;
+  case DType::F8E5M2FNUZ:
+    return jit::ElementType::F8E5M2FNUZ;
   case DType::Bool:
     return jit::ElementType::I1;
   case DType::I8:

@@ -29,7 +29,7 @@ namespace mlir::tile::python {
 /// Element types the frontend passes (the values are the frontend's codes).
 enum class DType : int {
   F16 = 0, BF16, F32, F64, F8E4M3, F8E5M2, Bool, I8, I16, I32, I64, U8,
-  Index
+  Index, F8E4M3FNUZ, F8E5M2FNUZ
 };
 const char *dtypeName(DType type);
 int64_t dtypeBytes(DType type);

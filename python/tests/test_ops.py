@@ -305,3 +305,62 @@ def test_dynamic_sizes_scalars_and_outputs(rng, n):
     x = rng.standard_normal((n, 3)).astype(np.float32)
     k = scaled_dynamic()
     np.testing.assert_allclose(run(k, x, 2.5, -3), x * 2.5 - 3, rtol=1e-6)
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def gemm_fnuz(M, N, K, a_dtype, b_dtype, block=32):
+    @T.prim_func
+    def kernel(A: T.Tensor((M, K), T.float32), B: T.Tensor((N, K), T.float32),
+               C: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(N, block), T.ceildiv(M, block), threads=128) as (bx, by):
+            As = T.alloc_shared((block, block), a_dtype)
+            Bs = T.alloc_shared((block, block), b_dtype)
+            acc = T.alloc_fragment((block, block), T.float32)
+            T.clear(acc)
+            for k in T.Pipelined(T.ceildiv(K, block), num_stages=1):
+                T.copy(A[by * block, k * block], As)
+                T.copy(B[bx * block, k * block], Bs)
+                T.gemm(As, Bs, acc, transpose_B=True)
+            T.copy(acc, C[by * block, bx * block])
+    return kernel
+
+
+@pytest.mark.parametrize("a_dtype,b_dtype", [
+    (T.float8_e4m3fnuz, T.float8_e5m2fnuz), (T.float8_e5m2fnuz, T.float8_e5m2fnuz)])
+def test_gemm_fp8_fnuz(rng, a_dtype, b_dtype):
+    # Quarters in [-2, 2) have at most two mantissa bits, so both FNUZ types
+    # hold them exactly (the copies do not round), and their products' sums
+    # are exact in f32.
+    M, N, K = 45, 37, 61
+    a = (rng.integers(-8, 8, (M, K)) / 4).astype(np.float32)
+    b = (rng.integers(-8, 8, (N, K)) / 4).astype(np.float32)
+    c = run(gemm_fnuz(M, N, K, a_dtype, b_dtype), a, b)
+    np.testing.assert_array_equal(c, a.astype(np.float64) @ b.T.astype(np.float64))
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def round_trip(N, dtype):
+    @T.prim_func
+    def kernel(X: T.Tensor((N,), T.float32), Y: T.Tensor((N,), T.float32)):
+        with T.Kernel(1, threads=32) as _:
+            f = T.alloc_fragment((N,), dtype)
+            T.copy(X[0], f)
+            T.copy(f, Y[0])
+    return kernel
+
+
+def test_fnuz_dtypes_round_trip():
+    assert T.float8_e4m3fnuz.ir == "f8E4M3FNUZ"
+    assert T.float8_e5m2fnuz.ir == "f8E5M2FNUZ"
+    assert tile.language.dtypes.as_dtype("float8_e5m2fnuz") is T.float8_e5m2fnuz
+    # Nearest even; the largest finite values (240, 57344); too large a
+    # value, infinity and NaN become the one NaN; -0 and tiny negatives +0.
+    x = np.array([1.0625, 1.1875, 240.0, 248.0, np.inf, np.nan, -0.0, -1e-6,
+                  -3.0, 2.0**-10], np.float32)
+    e4m3 = run(round_trip(len(x), T.float8_e4m3fnuz), x)
+    np.testing.assert_array_equal(
+        e4m3, [1.0, 1.25, 240.0, np.nan, np.nan, np.nan, 0.0, 0.0, -3.0, 2.0**-10])
+    assert not np.signbit(e4m3[6]) and not np.signbit(e4m3[7])
+    y = np.array([57344.0, 61440.0, 2.0**-17, 1.125, -1.125], np.float32)
+    np.testing.assert_array_equal(run(round_trip(len(y), T.float8_e5m2fnuz), y),
+                                  [57344.0, np.nan, 2.0**-17, 1.0, -1.0])

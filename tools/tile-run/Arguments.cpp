@@ -103,8 +103,8 @@ FailureOr<ArgSpec> mlir::tile::run::parseArgSpec(StringRef text,
   std::optional<ElementType> type = jit::parseElementType(typeName);
   if (!type) {
     error = "unknown element type '" + typeName.str() +
-            "' (expected f16, bf16, f32, f64, f8E4M3FN, f8E5M2, i1, i8, "
-            "i16, i32, i64 or index)";
+            "' (expected f16, bf16, f32, f64, f8E4M3FN, f8E5M2, "
+            "f8E4M3FNUZ, f8E5M2FNUZ, i1, i8, i16, i32, i64 or index)";
     return failure();
   }
   spec.type = *type;

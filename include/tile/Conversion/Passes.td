@@ -63,17 +63,21 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
 }
 
 def ExpandFloat8 : Pass<"tile-expand-float8"> {
-  let summary = "expand f8E4M3FN / f8E5M2 conversions into integer arithmetic";
+  let summary = "expand f8E4M3FN / f8E5M2 / f8E4M3FNUZ / f8E5M2FNUZ "
+                "conversions into integer arithmetic";
   let description = [{
     LLVM has no 8-bit float types: the LLVM type converter carries f8 values
     as i8, and `arith.extf` / `arith.truncf` from or to them have no lowering.
     This pass rewrites them (and f8 `arith.constant`s) into integer
     arithmetic on the bits, the same on every target: extension is exact;
     truncation rounds to nearest even, and a value too large for the type
-    becomes infinity in f8E5M2 and NaN in f8E4M3FN (as APFloat and arith's
-    folders convert). Run it after `arith-emulate-unsupported-floats`, which
-    turns arithmetic on f8 values into f32 arithmetic between conversions,
-    and before `convert-arith-to-llvm`.
+    becomes infinity in f8E5M2 and NaN in f8E4M3FN, f8E4M3FNUZ and
+    f8E5M2FNUZ (as APFloat and arith's folders convert). The FNUZ types
+    (AMD CDNA3's fp8, exponent bias 8 / 16) have a single NaN, 0x80, and no
+    negative zero: a negative value that rounds to zero becomes +0. Run it
+    after `arith-emulate-unsupported-floats`, which turns arithmetic on f8
+    values into f32 arithmetic between conversions, and before
+    `convert-arith-to-llvm`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -35,6 +35,10 @@ enum class ElementType : uint8_t {
   I32,
   I64,
   Index,
+  // AMD CDNA3's fp8, after the others so that their numbers (and the C
+  // API's) stay.
+  F8E4M3FNUZ,
+  F8E5M2FNUZ,
 };
 
 /// Bytes of one element in memory (i1: one byte).

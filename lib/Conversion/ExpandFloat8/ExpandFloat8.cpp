@@ -5,20 +5,22 @@
 //===----------------------------------------------------------------------===//
 //
 // LLVM has no 8-bit float types, so `arith.extf` and `arith.truncf` from or
-// to f8E4M3FN and f8E5M2 have no lowering (upstream expands only f8E8M0 and
-// f4E2M1). This pass rewrites them into integer arithmetic on the bits, the
-// same on the host and on every GPU:
+// to f8E4M3FN, f8E5M2, f8E4M3FNUZ and f8E5M2FNUZ have no lowering (upstream
+// expands only f8E8M0 and f4E2M1). This pass rewrites them into integer
+// arithmetic on the bits, the same on the host and on every GPU:
 //
 // - extension: the f8 exponent and mantissa move into an f32's (rebiased);
 //   subnormals are the mantissa as an integer times the subnormal step;
-//   infinities and NaNs keep their class. Exact; wider or narrower targets
-//   go through f32, which holds every f8 value.
+//   infinities and NaNs keep their class (the FNUZ types' one NaN, 0x80,
+//   becomes a quiet f32 NaN). Exact; wider or narrower targets go through
+//   f32, which holds every f8 value.
 // - truncation from f32 or f64 (f16 and bf16 are extended to f32 first,
 //   exactly): normal results shift the mantissa right rounding to nearest
 //   even, a carry moving into the exponent; subnormal results shift the
 //   significand by however far the exponent is below the smallest normal;
-//   too large a value becomes infinity (f8E5M2) or NaN (f8E4M3FN, which has
-//   none), as APFloat converts.
+//   too large a value becomes infinity (f8E5M2) or NaN (the others, which
+//   have none), as APFloat converts. The FNUZ types have no negative zero:
+//   a result that rounds to zero is +0, and NaN is 0x80 whatever the sign.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,19 +41,50 @@ using namespace mlir;
 
 namespace {
 
+/// How an 8-bit float format encodes its non-finite values.
+enum class NonFinite {
+  /// IEEE: infinities and NaNs at the all-ones exponent (f8E5M2).
+  Ieee,
+  /// No infinity; NaN at the all-ones magnitude 0x7f, either sign
+  /// (f8E4M3FN).
+  NanAtAllOnes,
+  /// No infinity and no negative zero: one NaN, the negative zero's code
+  /// 0x80 (f8E4M3FNUZ, f8E5M2FNUZ).
+  NanAtNegativeZero,
+};
+
 /// The parameters of an 8-bit float format.
 struct Float8Format {
   int64_t mantissaBits, exponentBits, bias;
-  bool hasInfinity;
+  NonFinite nonFinite;
 
   static std::optional<Float8Format> get(Type type) {
     if (isa<Float8E4M3FNType>(type))
-      return Float8Format{3, 4, 7, false};
+      return Float8Format{3, 4, 7, NonFinite::NanAtAllOnes};
     if (isa<Float8E5M2Type>(type))
-      return Float8Format{2, 5, 15, true};
+      return Float8Format{2, 5, 15, NonFinite::Ieee};
+    if (isa<Float8E4M3FNUZType>(type))
+      return Float8Format{3, 4, 8, NonFinite::NanAtNegativeZero};
+    if (isa<Float8E5M2FNUZType>(type))
+      return Float8Format{2, 5, 16, NonFinite::NanAtNegativeZero};
     return std::nullopt;
   }
   int64_t exponentMask() const { return (1 << exponentBits) - 1; }
+  /// The magnitude code of the first value too large to be finite (codes
+  /// are ordered as magnitudes): infinity's in f8E5M2, NaN's in f8E4M3FN
+  /// (whose largest finite value is one code below), and one past the
+  /// largest, 0x7f, in the FNUZ types.
+  int64_t overflowCode() const {
+    switch (nonFinite) {
+    case NonFinite::Ieee:
+      return exponentMask() << mantissaBits;
+    case NonFinite::NanAtAllOnes:
+      return 0x7f;
+    case NonFinite::NanAtNegativeZero:
+      return 0x80;
+    }
+    llvm_unreachable("unknown non-finite encoding");
+  }
 };
 
 /// Builds integer and float values of one shape: a scalar, or the shape of
@@ -122,18 +155,26 @@ Value extendToF32(ShapedBuilder &s, Value value, const Float8Format &format) {
       arith::MulFOp::create(
           b, arith::UIToFPOp::create(b, s.like(b.getF32Type()), magnitude),
           s.f32(std::ldexp(1.0, 1 - format.bias - m))));
+  Value isSubnormal = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                            exponent, s.integer(32, 0));
+  Value bits = arith::SelectOp::create(b, isSubnormal, subnormal, normal);
+  if (format.nonFinite == NonFinite::NanAtNegativeZero) {
+    // Every exponent is finite; the negative zero's code is the NaN.
+    bits = arith::OrIOp::create(b, bits, sign);
+    Value isNaN = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, x,
+                                        s.integer(32, 0x80));
+    bits = arith::SelectOp::create(b, isNaN, s.integer(32, 0x7fc00000), bits);
+    return arith::BitcastOp::create(b, s.like(b.getF32Type()), bits);
+  }
   // Infinities and NaNs: an all-ones f32 exponent over the same mantissa.
   Value special =
       arith::OrIOp::create(b, inPlace, s.integer(32, 0x7f800000));
   Value isSpecial =
-      format.hasInfinity
+      format.nonFinite == NonFinite::Ieee
           ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, exponent,
                                   s.integer(32, format.exponentMask()))
           : arith::CmpIOp::create(b, arith::CmpIPredicate::eq, magnitude,
                                   s.integer(32, 0x7f));
-  Value isSubnormal = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                            exponent, s.integer(32, 0));
-  Value bits = arith::SelectOp::create(b, isSubnormal, subnormal, normal);
   bits = arith::SelectOp::create(b, isSpecial, special, bits);
   bits = arith::OrIOp::create(b, bits, sign);
   return arith::BitcastOp::create(b, s.like(b.getF32Type()), bits);
@@ -187,22 +228,30 @@ Value truncateToFloat8(ShapedBuilder &s, Value value, Type result,
       s.integer(w, p + 2));
   Value subnormal = s.shiftRightRoundingToEven(significand, shift);
 
-  // Codes are ordered as magnitudes: every one from infinity's (f8E5M2) or
-  // NaN's (f8E4M3FN, whose largest finite value is one code below) up is
-  // too large.
-  int64_t overflow =
-      format.hasInfinity ? format.exponentMask() << m : 0x7f;
+  // Codes are ordered as magnitudes: every one from the overflow code up is
+  // too large, and becomes infinity or NaN.
+  int64_t overflow = format.overflowCode();
+  bool fnuz = format.nonFinite == NonFinite::NanAtNegativeZero;
   Value code = arith::SelectOp::create(b, isSubnormal, subnormal, normal);
   code = arith::MinUIOp::create(b, code, s.integer(w, overflow));
-  code = arith::SelectOp::create(b, isNaN, s.integer(w, 0x7f), code);
+  code = arith::SelectOp::create(b, isNaN, s.integer(w, fnuz ? 0x80 : 0x7f),
+                                 code);
   Type i8 = s.like(b.getI8Type());
   Value sign = arith::ShLIOp::create(
       b,
       arith::TruncIOp::create(
           b, i8, arith::ShRUIOp::create(b, u, s.integer(w, w - 1))),
       s.integer(8, 7));
-  Value bits =
-      arith::OrIOp::create(b, arith::TruncIOp::create(b, i8, code), sign);
+  Value code8 = arith::TruncIOp::create(b, i8, code);
+  // The FNUZ types' NaN, 0x80, has the sign bit set already; their zero
+  // has no sign.
+  if (fnuz)
+    sign = arith::SelectOp::create(
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, code8,
+                              s.integer(8, 0)),
+        s.integer(8, 0), sign);
+  Value bits = arith::OrIOp::create(b, code8, sign);
   return arith::BitcastOp::create(b, result, bits);
 }
 

@@ -7,6 +7,7 @@ bodies work on elements. See docs/python.md.
 """
 
 from .dtypes import (bfloat16, bool_ as bool, dtype, float8_e4m3, float8_e5m2,  # noqa: F401
+                     float8_e4m3fnuz, float8_e5m2fnuz,
                      float16, float32, float64, index, int8, int16, int32, int64,
                      uint8)
 from .frontend import (ConstSym, DynDim, Macro, PrimFunc, Ref, StridedTensor,  # noqa: F401

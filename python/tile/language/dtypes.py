@@ -68,11 +68,16 @@ int32 = dtype("int32", "i32", 32, "int", 9)
 int64 = dtype("int64", "i64", 64, "int", 10)
 uint8 = dtype("uint8", "i8", 8, "uint", 11)
 index = dtype("index", "index", 64, "index", 12)
+# AMD CDNA3's fp8 (no infinity, no negative zero, one NaN).
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", "f8E4M3FNUZ", 8, "float", 13)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", "f8E5M2FNUZ", 8, "float", 14)
+FLOAT8 = (float8_e4m3, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
 
 _BY_NAME = {
     d.name: d
     for d in (float16, bfloat16, float32, float64, float8_e4m3, float8_e5m2,
-              bool_, int8, int16, int32, int64, uint8, index)
+              float8_e4m3fnuz, float8_e5m2fnuz, bool_, int8, int16, int32,
+              int64, uint8, index)
 }
 _ALIASES = {
     "half": float16, "float": float32, "double": float64, "bf16": bfloat16,
@@ -125,11 +130,10 @@ def from_ir(ir: str) -> dtype:
 
 def to_numpy(d: dtype):
     import numpy as np
-    if d.name in ("bfloat16", "float8_e4m3", "float8_e5m2"):
+    if d.name == "bfloat16" or d in FLOAT8:
         try:
             import ml_dtypes  # noqa: F401
-            return np.dtype({"bfloat16": "bfloat16", "float8_e4m3": "float8_e4m3fn",
-                             "float8_e5m2": "float8_e5m2"}[d.name])
+            return np.dtype({"float8_e4m3": "float8_e4m3fn"}.get(d.name, d.name))
         except ImportError:
             raise TileError(f"NumPy has no {d.name}: pass torch tensors (or "
                             "install ml_dtypes)") from None

@@ -86,7 +86,7 @@ def constant(value, d: dt.dtype) -> Value:
     b = current_builder()
     if d.is_float:
         value = float(value)
-        if d in (dt.float8_e4m3, dt.float8_e5m2):
+        if d in dt.FLOAT8:
             wide = constant(value, dt.float32)
             return convert(wide, d)
         return b.constant(_float_literal(value, d), d, d.ir)

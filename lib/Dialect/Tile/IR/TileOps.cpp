@@ -447,7 +447,8 @@ LogicalResult FillOp::verify() {
 /// The element type combinations gemm supports: (A, B) -> C.
 static bool isSupportedGemmCombination(Type a, Type b, Type c) {
   auto isF8 = [](Type t) {
-    return isa<Float8E4M3FNType, Float8E5M2Type>(t);
+    return isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
+               Float8E5M2FNUZType>(t);
   };
   if (isF8(a) && isF8(b))
     return c.isF32();

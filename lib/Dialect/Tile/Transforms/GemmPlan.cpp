@@ -126,7 +126,8 @@ static FailureOr<GemmPlan> planFma(GemmOp op, int64_t threads) {
 }
 
 /// The k of wgmma for element type `type` (A and B), or 0 if wgmma cannot
-/// multiply it into an f32 accumulator.
+/// multiply it into an f32 accumulator. Its fp8 is OCP's (e4m3, e5m2), not
+/// the FNUZ variants.
 static int64_t getWgmmaK(Type a, Type b, Type c) {
   auto isF8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
   if (!c.isF32())
@@ -269,6 +270,19 @@ static std::optional<GemmPlan> planWgmma(GemmOp op, const TargetInfo &target,
   return plan;
 }
 
+/// Whether `target` multiplies fp8 A and B into an f32 C with MFMA: gfx942
+/// (CDNA3) has v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} for the FNUZ types
+/// (e4m3 is fp8, e5m2 bf8; A and B may differ). Its successor gfx950 takes
+/// OCP's fp8 there instead, and gfx90a has none: their fp8 gemms, and OCP
+/// fp8 on gfx942, are FMA.
+static bool hasFnuzFp8Mfma(Type a, Type b, Type c, const TargetInfo &target) {
+  auto isFnuz = [](Type t) {
+    return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t);
+  };
+  return target.hasMfma() && target.version == 942 && isFnuz(a) &&
+         isFnuz(b) && c.isF32();
+}
+
 FailureOr<GemmPlan> mlir::tile::planGemm(GemmOp op, const TargetInfo &target,
                                          int64_t threads) {
   if (std::optional<GemmPlan> wgmma = planWgmma(op, target, threads))
@@ -289,11 +303,15 @@ FailureOr<GemmPlan> mlir::tile::planGemm(GemmOp op, const TargetInfo &target,
     instruction = GemmInstruction::MmaSync;
     if (atom)
       name = ("mma.sync m16n8k" + Twine(atom->k)).str();
-  } else if (target.hasMfma() && a == b &&
-             (((a.isF16() || a.isBF16()) && c.isF32()) ||
-              (a.isSignlessInteger(8) && c.isSignlessInteger(32)))) {
-    // CDNA3 replaced the i8 16x16x16 MFMA with 16x16x32.
-    bool k32 = a.isSignlessInteger(8) && target.version >= 940;
+  } else if (target.hasMfma() &&
+             ((a == b && (((a.isF16() || a.isBF16()) && c.isF32()) ||
+                          (a.isSignlessInteger(8) &&
+                           c.isSignlessInteger(32)))) ||
+              hasFnuzFp8Mfma(a, b, c, target))) {
+    // CDNA3 replaced the i8 16x16x16 MFMA with 16x16x32, and has fp8 only
+    // as 16x16x32 (eight per lane, like i8).
+    bool k32 = (a.isSignlessInteger(8) && target.version >= 940) ||
+               hasFnuzFp8Mfma(a, b, c, target);
     atom = k32 ? getMfma16x16x32Atom() : getMfma16x16x16Atom();
     instruction = GemmInstruction::Mfma;
     name = k32 ? "mfma 16x16x32" : "mfma 16x16x16";

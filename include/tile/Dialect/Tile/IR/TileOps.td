@@ -219,8 +219,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_BlockLevel]> {
     tile (`square`, `full_row`: warps stacked along M, `full_col`: along N).
 
     Element types (A, B -> C): f16 -> f16 or f32; bf16 -> f32; f32 -> f32
-    (tf32 tensor cores or FMA); f64 -> f64; i8 -> i32; f8E4M3FN / f8E5M2 ->
-    f32 (A and B may mix the two f8 types).
+    (tf32 tensor cores or FMA); f64 -> f64; i8 -> i32; f8E4M3FN / f8E5M2 /
+    f8E4M3FNUZ / f8E5M2FNUZ -> f32 (A and B may mix f8 types).
 
     ```mlir
     tile.gemm %As, %Bs, %acc : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<32x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
