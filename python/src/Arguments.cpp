@@ -400,7 +400,16 @@ bool getArray(const Param &param, size_t index, PyObject *object,
 
 } // namespace
 
+void mlir::tile::python::clearTorch() {
+  torchExchange = nullptr;
+  PyObject *type = reinterpret_cast<PyObject *>(torchTensorType);
+  torchTensorType = nullptr;
+  Py_XDECREF(type);
+  Py_CLEAR(torchToDlpack);
+}
+
 void mlir::tile::python::setTorch(PyObject *tensorType, PyObject *toDlpack) {
+  clearTorch();
   Py_XINCREF(tensorType);
   Py_XINCREF(toDlpack);
   torchTensorType = reinterpret_cast<PyTypeObject *>(tensorType);

@@ -74,6 +74,9 @@ bool packArguments(const std::vector<Param> &params, DeviceKind device,
 /// Lets calls read torch tensors through torch's C-level DLPack export, or
 /// its DLPack exchange API where torch has one (no capsule per tensor).
 void setTorch(PyObject *tensorType, PyObject *toDlpack);
+/// Drops what setTorch holds (at interpreter exit: references held past
+/// it would keep torch's modules, and through them tile's, alive).
+void clearTorch();
 
 /// Torch's current stream on CUDA device `deviceId` through its DLPack
 /// exchange API; false when torch has none (then ask its Python getter).

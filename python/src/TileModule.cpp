@@ -600,6 +600,13 @@ NB_MODULE(_tile, m) {
         setTorch(tensorType.ptr(), toDlpack.ptr());
       },
       "tensor_type"_a, "to_dlpack"_a);
+  m.def(
+      "release_torch",
+      [] {
+        Py_CLEAR(currentStream);
+        clearTorch();
+      },
+      "Drops the references set_torch and set_current_stream hold");
   m.def("default_cache_dir", &jit::DiskCache::getDefaultDirectory);
   m.def("clear_cache", [](const std::string &dir) {
     return jit::DiskCache(dir).clear();

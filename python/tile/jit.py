@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import inspect
 import os
@@ -65,6 +66,10 @@ def _register_torch():
         return
     import torch.utils.dlpack
     ext.set_torch(torch.Tensor, torch.utils.dlpack.to_dlpack)
+    # Held past the interpreter's exit, these references would keep
+    # torch's modules (and through them tile's) alive: nanobind then
+    # reports tile's functions as leaked.
+    atexit.register(ext.release_torch)
     # Launch on torch's current stream, asynchronously, as torch's kernels.
     getter = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if getter is not None and torch.cuda.is_available():
