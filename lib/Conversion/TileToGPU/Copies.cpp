@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -464,8 +465,32 @@ LogicalResult copyBetweenFragments(const KernelContext &k, OpBuilder &b,
     return success();
   }
   Type srcType = src.type.getElementType();
+  // f32 -> 16-bit floats two at a time (one cvt.rn.f16x2.f32 on NVIDIA):
+  // pairs of destination slots whose sources are on the thread.
+  ArrayRef<int64_t> sources = transfer.sourceSlot;
+  auto inThread = [&](int64_t slot) {
+    return sources[slot] >= 0 && transfer.sourceReplica[slot] < 0;
+  };
+  bool pairs = srcType.isF32() && (dstType.isF16() || dstType.isBF16());
+  llvm::SmallBitVector done(sources.size());
+  for (int64_t slot = 0; pairs && slot + 1 < int64_t(sources.size());
+       slot += 2) {
+    if (!inThread(slot) || !inThread(slot + 1))
+      continue;
+    Value pair = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, srcType),
+        ValueRange{loadSlot(b, loc, src, sources[slot]),
+                   loadSlot(b, loc, src, sources[slot + 1])});
+    Value narrow = arith::TruncFOp::create(
+        b, loc, VectorType::get({2}, dstType), pair);
+    for (int64_t i = 0; i < 2; ++i)
+      storeSlot(b, loc, dst, slot + i,
+                vector::ExtractOp::create(b, loc, narrow,
+                                          ArrayRef<int64_t>{i}));
+    done.set(slot, slot + 2);
+  }
   for (auto [slot, from] : llvm::enumerate(transfer.sourceSlot)) {
-    if (from < 0)
+    if (from < 0 || done.test(slot))
       continue;
     Value v = loadSlot(b, loc, src, from);
     int64_t replica = transfer.sourceReplica[slot];

@@ -66,6 +66,18 @@ struct PipelinePlan {
   /// the producers whose tile is the same for both blocks of a pair; each
   /// block loads half of its boxes and TMA multicasts them to both.
   SmallVector<CopyOp> multicast;
+  /// Warp-specialized, FlashAttention-3's intra-warpgroup overlap: the
+  /// body's last op, a wgmma gemm reading a stage, is issued one iteration
+  /// late, right after the next iteration's `deferredAfter` (the body's
+  /// other gemm), and waited for before `deferredWait` (the first op after
+  /// that gemm which touches its operands; null: the end of the body), so
+  /// that the work in between (attention's softmax) runs while it does.
+  Operation *deferredGemm = nullptr;
+  /// The ops between `deferredWait` and it that go with it (attention's
+  /// rescale of the accumulator), in order.
+  SmallVector<Operation *> deferredWith;
+  Operation *deferredAfter = nullptr;
+  Operation *deferredWait = nullptr;
 };
 
 class KernelPlan {

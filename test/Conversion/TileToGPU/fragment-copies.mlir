@@ -3,11 +3,12 @@
 
 // A copy between fragments moves each element in registers where both
 // layouts keep it on one thread (here: the mma.sync accumulator to the
-// f16 operand with the same owners), converting on the way.
+// f16 operand with the same owners), converting on the way: f32 to f16
+// two slots at a time (one cvt.rn.f16x2.f32 on NVIDIA).
 // CHECK-LABEL: func.func @in_thread
 // CHECK-NOT: gpu.shuffle
 // CHECK-NOT: gpu.barrier
-// CHECK-COUNT-4: arith.truncf
+// CHECK-COUNT-2: arith.truncf {{.*}} : vector<2xf32> to vector<2xf16>
 // CHECK-NOT: arith.truncf
 // CHECK: gpu.terminator
 // EXPLAIN: fragment-copies.mlir:[[@LINE+6]]:5: remark: moves elements through registers of each thread

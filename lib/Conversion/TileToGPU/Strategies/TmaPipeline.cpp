@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmStrategies.h"
 #include "PipelineStrategies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -569,10 +570,52 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   auto i1 = [&](OpBuilder &nb, bool v) -> Value {
     return arith::ConstantIntOp::create(nb, loc, nb.getI1Type(), v);
   };
+  auto waitFull = [&](OpBuilder &wb, Value phase, Value stage) {
+    nvgpu::MBarrierTryWaitParityOp::create(wb, loc, barriers, phase,
+                                           index(wb, 10000000), stage);
+    // Each thread leaves the wait on its own; warp-wide instructions
+    // (wgmma is .sync.aligned) need the warp converged again.
+    NVVM::SyncWarpOp::create(
+        wb, loc, arith::ConstantIntOp::create(wb, loc, wb.getI32Type(), -1));
+  };
+  SmallVector<Value> carriedInit = {index(b, 0), i1(b, false),
+                                    index(b, stages - 1), i1(b, false)};
+  Value loopLower = lower;
+  // FlashAttention-3's intra-warpgroup overlap (plan.deferredGemm): the
+  // loop issues the last gemm G2 of iteration j - 1 right after G1 of
+  // iteration j, so iteration 0 (which has no G2 to issue) is peeled: it
+  // runs before the loop, without G2, and the loop starts at iteration 1.
+  bool deferred = specialized && plan.deferredGemm;
+  Value ran, peelStage;
+  Block *peeled = nullptr;
+  if (deferred) {
+    ran =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
+    auto peel = scf::IfOp::create(b, loc, ran, /*withElseRegion=*/false);
+    OpBuilder pb(peel.thenBlock()->getTerminator());
+    peelStage = index(pb, 0);
+    waitFull(pb, carriedInit[1], carriedInit[0]);
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), lower);
+    for (Operation &op : loop.getBody().front()) {
+      auto copy = dyn_cast<CopyOp>(op);
+      if (&op == plan.deferredGemm ||
+          llvm::is_contained(plan.deferredWith, &op) ||
+          (copy && llvm::is_contained(plan.producers, copy)))
+        continue;
+      pb.clone(op, mapping);
+    }
+    k.recordClones(mapping);
+    peeled = peel.thenBlock();
+    auto [readStage, readPhase] =
+        advance(b, loc, carriedInit[0], carriedInit[1]);
+    auto [writeStage, writePhase] =
+        advance(b, loc, carriedInit[2], carriedInit[3]);
+    carriedInit = {readStage, readPhase, writeStage, writePhase};
+    loopLower = arith::AddIOp::create(b, loc, lower, step);
+  }
   auto forOp = scf::ForOp::create(
-      b, loc, lower, upper, step,
-      ValueRange{index(b, 0), i1(b, false), index(b, stages - 1),
-                 i1(b, false)},
+      b, loc, loopLower, upper, step, carriedInit,
       [&](OpBuilder &nb, Location l, Value, ValueRange carried) {
         auto [readStage, readPhase] = advance(nb, l, carried[0], carried[1]);
         auto [writeStage, writePhase] =
@@ -616,12 +659,7 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   };
   if (!async)
     refill(b);
-  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, readPhase,
-                                         index(b, 10000000), readStage);
-  // Each thread leaves the wait on its own; warp-wide instructions (wgmma
-  // is .sync.aligned) need the warp converged again.
-  NVVM::SyncWarpOp::create(
-      b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
+  waitFull(b, readPhase, readStage);
 
   auto release = [&](OpBuilder &rb, Value stage) {
     Value empty = arith::AddIOp::create(rb, loc, stage, index(rb, stages));
@@ -667,33 +705,91 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     bodyEnd = wait;
   }
 
+  // Lowers `block` reading the producers' buffers at `stage`, with `inFlight`
+  // gemms issued but not waited for.
   SmallVector<Value> buffers;
-  for (CopyOp copy : plan.producers) {
-    SharedStorage &buffer = k.shared[copy.getDest()];
-    b.setInsertionPoint(bodyEnd);
-    buffer.stageOffset = arith::MulIOp::create(
-        b, loc, readStage, index(b, buffer.stageElements));
+  for (CopyOp copy : plan.producers)
     buffers.push_back(copy.getDest());
+  auto lowerAt = [&](Block &block, Value stage,
+                     ArrayRef<Operation *> inFlight) {
+    OpBuilder::InsertionGuard atStart(b);
+    Operation *def = stage.getDefiningOp();
+    if (def && def->getBlock() == &block)
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(&block);
+    for (Value buffer : buffers) {
+      SharedStorage &storage = k.shared[buffer];
+      storage.stageOffset = arith::MulIOp::create(
+          b, loc, stage, index(b, storage.stageElements));
+    }
+    k.asyncGemms.insert(inFlight.begin(), inFlight.end());
+    LogicalResult status = k.lowerBlock(block, rewriter);
+    k.asyncGemms.clear();
+    for (Value buffer : buffers)
+      k.shared[buffer].stageOffset = Value();
+    return status;
+  };
+
+  // The last iteration's G2 follows the loop (cloned before the body
+  // moves into it).
+  scf::IfOp lastIf;
+  if (deferred) {
+    OpBuilder::InsertionGuard afterLoop(b);
+    b.setInsertionPointAfter(forOp);
+    lastIf = scf::IfOp::create(b, loc, ran, /*withElseRegion=*/false);
+    b.setInsertionPoint(lastIf.thenBlock()->getTerminator());
+    IRMapping mapping;
+    for (Operation *op : plan.deferredWith)
+      b.clone(*op, mapping);
+    b.clone(*plan.deferredGemm, mapping);
+    k.recordClones(mapping);
+    release(b, forOp.getResult(2));
   }
+
   rewriter.inlineBlockBefore(&loop.getBody().front(), bodyEnd,
                              ValueRange{iv});
   for (CopyOp copy : plan.producers)
     rewriter.eraseOp(copy);
-  k.asyncGemms.insert(plan.asyncGemms.begin(), plan.asyncGemms.end());
-  LogicalResult status = k.lowerBlock(*forOp.getBody(), rewriter);
-  k.asyncGemms.clear();
-  for (Value buffer : buffers)
-    k.shared[buffer].stageOffset = Value();
-  if (failed(status))
+  SmallVector<Operation *> inFlight(plan.asyncGemms);
+  if (deferred) {
+    // In the loop: G2 of iteration j - 1 (reading the stage j - 1 read)
+    // right after G1; wait_group 1 then waits for G1 alone, and G2 is
+    // waited for - and stage j - 1 given back - only before the first op
+    // that touches its operands: the ops in between run while the tensor
+    // cores do G2.
+    auto first = cast<GemmOp>(plan.deferredAfter);
+    auto last = cast<GemmOp>(plan.deferredGemm);
+    b.setInsertionPointAfter(first);
+    auto issue = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
+    Block *issueBlock = b.createBlock(&issue.getRegion());
+    scf::YieldOp::create(b, loc);
+    for (Operation *op : plan.deferredWith)
+      op->moveBefore(issueBlock->getTerminator());
+    last->moveBefore(issueBlock->getTerminator());
+    b.setInsertionPointAfter(issue);
+    waitForWgmma(b, loc, 1, *k.getFragment(first.getC()));
+    b.setInsertionPoint(plan.deferredWait ? plan.deferredWait : bodyEnd);
+    waitForWgmma(b, loc, 0, *k.getFragment(last.getC()));
+    release(b, writeStage);
+    if (failed(lowerAt(*issueBlock, writeStage, {last})) ||
+        failed(lowerAt(*peeled, peelStage, {})))
+      return failure();
+    inFlight.push_back(first);
+  }
+  if (failed(lowerAt(*forOp.getBody(), readStage, inFlight)))
     return failure();
-  if (!async) {
+  if (!async && !deferred) {
     b.setInsertionPoint(firstOfYield);
     release(b, readStage);
   }
+  if (deferred && failed(lowerAt(*lastIf.thenBlock(), forOp.getResult(2), {})))
+    return failure();
 
   // Every filled stage was consumed (and every gemm finished); the buffers
   // may be reused after a barrier.
-  b.setInsertionPointAfter(forOp);
+  b.setInsertionPointAfter(deferred ? lastIf.getOperation()
+                                    : forOp.getOperation());
   if (async)
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   k.barrier(b, loc);

@@ -291,35 +291,64 @@ LogicalResult WgmmaLowering::run() {
     return success();
   }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-
-  // The accumulators are valid once waited for: an empty asm that takes
-  // and returns them keeps every read after the wait.
   for (auto [slotBase, acc] : results) {
-    std::string constraints;
-    for (int64_t i = 0; i < regs; ++i)
-      constraints += "=f,";
-    for (int64_t i = 0; i < regs; ++i)
-      constraints += std::to_string(i) + (i + 1 < regs ? "," : "");
     SmallVector<Value> values;
     for (int64_t i = 0; i < regs; ++i)
       values.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
-    Value fenced =
-        LLVM::InlineAsmOp::create(
-            b, loc, accType, values, "", constraints,
-            /*has_side_effects=*/true, /*is_align_stack=*/false,
-            LLVM::TailCallKind::None,
-            LLVM::AsmDialectAttr::get(b.getContext(),
-                                      LLVM::AsmDialect::AD_ATT),
-            ArrayAttr())
-            .getResult(0);
-    for (int64_t r = 0; r < regs; ++r)
-      storeFragmentSlot(b, loc, c, slotBase + r,
-                        LLVM::ExtractValueOp::create(b, loc, fenced, r));
+    for (auto [r, value] : llvm::enumerate(fenceAccumulators(b, loc, values)))
+      storeFragmentSlot(b, loc, c, slotBase + r, value);
   }
   return success();
 }
 
 } // namespace
+
+/// The accumulators are valid once waited for: an empty asm that takes and
+/// returns them keeps every read after the wait.
+SmallVector<Value>
+mlir::tile::gpu_lowering::fenceAccumulators(OpBuilder &b, Location loc,
+                                            ValueRange values) {
+  int64_t n = values.size();
+  std::string constraints;
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < n; ++i)
+    constraints += std::to_string(i) + (i + 1 < n ? "," : "");
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(n, b.getF32Type()));
+  Value fenced =
+      LLVM::InlineAsmOp::create(
+          b, loc, type, values, "", constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr())
+          .getResult(0);
+  SmallVector<Value> results;
+  for (int64_t i = 0; i < n; ++i)
+    results.push_back(LLVM::ExtractValueOp::create(b, loc, fenced, i));
+  return results;
+}
+
+void mlir::tile::gpu_lowering::waitForWgmma(OpBuilder &b, Location loc,
+                                            int64_t pending,
+                                            const FragmentStorage &c) {
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
+  fenceFragment(b, loc, c);
+}
+
+void mlir::tile::gpu_lowering::fenceFragment(OpBuilder &b, Location loc,
+                                             const FragmentStorage &c) {
+  constexpr int64_t kPerFence = 64;
+  int64_t slots = getSlotExtent(c.layout);
+  for (int64_t base = 0; base < slots; base += kPerFence) {
+    SmallVector<Value> values;
+    for (int64_t s = base; s < std::min(slots, base + kPerFence); ++s)
+      values.push_back(loadFragmentSlot(b, loc, c, s));
+    for (auto [i, value] : llvm::enumerate(fenceAccumulators(b, loc, values)))
+      storeFragmentSlot(b, loc, c, base + i, value);
+  }
+}
 
 LogicalResult mlir::tile::gpu_lowering::emitWgmmaGemm(
     const KernelContext &k, OpBuilder &b, GemmOp op, const GemmPlan &plan,

@@ -1,0 +1,115 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma,warp-specialize" --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+
+// FlashAttention-3's intra-warpgroup overlap (PipelinePlan::deferredGemm):
+// in a warp-specialized loop of three stages whose body ends [..., G1,
+// ..., W, R, G2] (W the first op after G1 that touches G2's operands, here
+// the copy into P; R the accumulator's rescale), R and G2 of iteration
+// j - 1 run right after G1 of iteration j. wait_group 1 then waits for G1
+// alone, the softmax runs while G2 does, and wait_group 0 (then stage j - 1
+// given back) comes only before W. Iteration 0 is peeled (it has no G2 to
+// issue); the last G2 and its stage's release follow the loop.
+// CHECK-LABEL: func.func @attention
+// CHECK: scf.if
+// CHECK:   nvgpu.mbarrier.try_wait.parity %[[BARRIERS:.*]][%c0], %false
+// CHECK:   nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvgpu.mbarrier.arrive
+// CHECK: scf.for %{{.*}} = %c1 to
+// CHECK:   nvgpu.mbarrier.try_wait.parity
+// CHECK:   nvvm.wgmma.commit.group.sync.aligned
+// CHECK:   arith.mulf
+// CHECK:   nvvm.wgmma.commit.group.sync.aligned
+// CHECK:   nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:   arith.maximumf
+// CHECK:   nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:   nvgpu.mbarrier.arrive
+// CHECK:   arith.truncf
+// CHECK:   scf.yield
+// CHECK: scf.if
+// CHECK:   nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:   nvgpu.mbarrier.arrive
+func.func @attention(%Q: memref<?x64xf16>, %K: memref<?x64xf16>, %V: memref<?x64xf16>, %O: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %seq = memref.dim %Q, %c0 : memref<?x64xf16>
+  %blocks = arith.ceildivui %seq, %c128 : index
+  tile.kernel grid(%bx) in (%blocks) threads(256) {
+    %Qs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.fragment : !tile.fragment<128x128xf32>
+    %P = tile.fragment : !tile.fragment<128x128xf16>
+    %acc = tile.fragment : !tile.fragment<128x64xf32>
+    %m = tile.fragment : !tile.fragment<128xf32>
+    %q0 = arith.muli %bx, %c128 : index
+    tile.copy %Q[%q0, 0] -> %Qs : memref<?x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %acc, %zero : !tile.fragment<128x64xf32>
+    tile.pipelined %j = %c0 to %blocks step %c1 stages(3) {
+      %k0 = arith.muli %j, %c128 : index
+      tile.copy %K[%k0, 0] -> %Ks : memref<?x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%k0, 0] -> %Vs : memref<?x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : !tile.fragment<128x128xf32>
+      tile.gemm %Qs, %Ks, %S transpose_b policy full_row : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+      tile.reduce max %S -> %m dim 1 : !tile.fragment<128x128xf32>, !tile.fragment<128xf32>
+      tile.copy %S -> %P : !tile.fragment<128x128xf32>, !tile.fragment<128x128xf16>
+      tile.parallel (%r, %c) in (128, 64) {
+        %x = tile.load %acc[%r, %c] : !tile.fragment<128x64xf32>
+        %a = tile.load %m[%r] : !tile.fragment<128xf32>
+        %y = arith.mulf %x, %a : f32
+        tile.store %y, %acc[%r, %c] : !tile.fragment<128x64xf32>
+      }
+      tile.gemm %P, %Vs, %acc policy full_row : !tile.fragment<128x128xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x64xf32>
+    }
+    tile.copy %acc -> %O[%q0, 0] : !tile.fragment<128x64xf32>, memref<?x64xf32>
+  }
+  return
+}
+
+// -----
+
+// With two stages the stage would come back too late for the producer:
+// the gemms are issued and waited for in their own iteration.
+// CHECK-LABEL: func.func @two_stages
+// CHECK-NOT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: return
+func.func @two_stages(%Q: memref<?x64xf16>, %K: memref<?x64xf16>, %V: memref<?x64xf16>, %O: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %seq = memref.dim %Q, %c0 : memref<?x64xf16>
+  %blocks = arith.ceildivui %seq, %c128 : index
+  tile.kernel grid(%bx) in (%blocks) threads(256) {
+    %Qs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.fragment : !tile.fragment<128x128xf32>
+    %P = tile.fragment : !tile.fragment<128x128xf16>
+    %acc = tile.fragment : !tile.fragment<128x64xf32>
+    %m = tile.fragment : !tile.fragment<128xf32>
+    %q0 = arith.muli %bx, %c128 : index
+    tile.copy %Q[%q0, 0] -> %Qs : memref<?x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %acc, %zero : !tile.fragment<128x64xf32>
+    tile.pipelined %j = %c0 to %blocks step %c1 stages(2) {
+      %k0 = arith.muli %j, %c128 : index
+      tile.copy %K[%k0, 0] -> %Ks : memref<?x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%k0, 0] -> %Vs : memref<?x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.fill %S, %zero : !tile.fragment<128x128xf32>
+      tile.gemm %Qs, %Ks, %S transpose_b policy full_row : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+      tile.reduce max %S -> %m dim 1 : !tile.fragment<128x128xf32>, !tile.fragment<128xf32>
+      tile.copy %S -> %P : !tile.fragment<128x128xf32>, !tile.fragment<128x128xf16>
+      tile.parallel (%r, %c) in (128, 64) {
+        %x = tile.load %acc[%r, %c] : !tile.fragment<128x64xf32>
+        %a = tile.load %m[%r] : !tile.fragment<128xf32>
+        %y = arith.mulf %x, %a : f32
+        tile.store %y, %acc[%r, %c] : !tile.fragment<128x64xf32>
+      }
+      tile.gemm %P, %Vs, %acc policy full_row : !tile.fragment<128x128xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x64xf32>
+    }
+    tile.copy %acc -> %O[%q0, 0] : !tile.fragment<128x64xf32>, memref<?x64xf32>
+  }
+  return
+}
