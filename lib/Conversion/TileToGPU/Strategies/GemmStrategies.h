@@ -54,8 +54,6 @@ SmallVector<Value> fenceAccumulators(OpBuilder &b, Location loc,
 /// fenced (fenceAccumulators) in place.
 void waitForWgmma(OpBuilder &b, Location loc, int64_t pending,
                   const FragmentStorage &c);
-/// The f32 accumulators of fragment `c` fenced in place.
-void fenceFragment(OpBuilder &b, Location loc, const FragmentStorage &c);
 LogicalResult emitMfmaGemm(const KernelContext &k, OpBuilder &b, GemmOp op,
                            const GemmPlan &plan, const GemmOperand &a,
                            const GemmOperand &bOperand,

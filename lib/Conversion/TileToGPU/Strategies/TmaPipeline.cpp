@@ -19,7 +19,10 @@
 // divides the launch; buildProducer is its loop), and each consumer warp
 // gives a stage back once. With `tma-multicast`, blocks paired in a
 // cluster load half of each shared tile for both and give stages back on
-// both blocks' `empty` mbarriers.
+// both blocks' `empty` mbarriers. With a deferred gemm (attention's P x V,
+// PipelinePlan::deferredGemm), the consumers issue it one iteration late,
+// after the next iteration's first gemm, so that the softmax in between
+// overlaps it; the first iteration is peeled.
 //
 //===----------------------------------------------------------------------===//
 

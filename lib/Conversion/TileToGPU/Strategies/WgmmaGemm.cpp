@@ -19,7 +19,8 @@
 // waited for before the accumulator is read again (wgmma.wait_group 0) -
 // unless the pipelined loop around it waits for it one iteration later
 // (KernelContext::asyncGemms), so that the tensor cores run on while the
-// next stage is waited for.
+// next stage is waited for, or issues it late and waits where it must
+// (waitForWgmma; PipelinePlan::deferredGemm).
 // Upstream's nvvm.wgmma.mma_async has no register-A form, so both forms are
 // emitted as the PTX instruction itself.
 //
@@ -334,11 +335,6 @@ void mlir::tile::gpu_lowering::waitForWgmma(OpBuilder &b, Location loc,
                                             int64_t pending,
                                             const FragmentStorage &c) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
-  fenceFragment(b, loc, c);
-}
-
-void mlir::tile::gpu_lowering::fenceFragment(OpBuilder &b, Location loc,
-                                             const FragmentStorage &c) {
   constexpr int64_t kPerFence = 64;
   int64_t slots = getSlotExtent(c.layout);
   for (int64_t base = 0; base < slots; base += kPerFence) {
