@@ -155,6 +155,11 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
         !(copy && copy.getDest() == last.getB()))
       return;
   }
+  // The producers' copies are the producer warpgroup's, not the body's.
+  auto isProducer = [&](Operation *op) {
+    auto copy = dyn_cast<CopyOp>(op);
+    return copy && llvm::is_contained(pipeline.producers, copy);
+  };
   Operation *wait = nullptr;
   bool afterFirst = false;
   for (Operation &op : body) {
@@ -164,7 +169,7 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
     }
     if (&op == last.getOperation())
       break;
-    if (!usesAny(&op, operands))
+    if (isProducer(&op) || !usesAny(&op, operands))
       continue;
     if (!afterFirst)
       return;
@@ -172,9 +177,11 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
     break;
   }
   // The ops between the wait and G2 go with G2 when they may run in the
-  // next iteration right after G1: they use no value of the body, only
-  // buffers from outside the loop, not G1's result, and none that the ops
-  // before G1 touch (those run again first). All of them or none.
+  // next iteration right after G1 (still in flight): they use no value of
+  // the body, only buffers from outside the loop (G2's operands are such:
+  // KernelPlan admits fragments and shared buffers allocated outside
+  // pipelined loops only), none of G1's, and none that the ops before G1
+  // touch (those run again first). All of them or none.
   SmallVector<Operation *> with;
   bool movable = wait != nullptr;
   for (Operation *op = wait ? wait->getNextNode() : nullptr;
@@ -192,7 +199,9 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
           buffers.push_back(v);
       }
     });
-    if (llvm::is_contained(buffers, first.getC()))
+    if (isProducer(op) || llvm::is_contained(buffers, first.getA()) ||
+        llvm::is_contained(buffers, first.getB()) ||
+        llvm::is_contained(buffers, first.getC()))
       movable = false;
     for (Operation &before : body) {
       if (&before == first.getOperation())

@@ -67,7 +67,7 @@ func.func @pipeline_too_wide_scheduled(%A: memref<?x?xf16>, %C: memref<?x?xf16>)
     %Bs = tile.alloc_shared layout(#tile.linear) : memref<128x160xf16, #gpu.address_space<workgroup>>
     tile.pipelined %kb = %c0 to %c8 step %c1 stages(2) stage [0, 0, 1] {
       %k0 = arith.muli %kb, %c8 : index
-      // expected-error @+1 {{'tile.copy' op is scheduled in pipeline stage 0 of 1, but only global-to-shared copies can run ahead, and it would unroll 5120 rounds of cp.async per thread, more than 512}}
+      // expected-error @+1 {{'tile.copy' op is scheduled in pipeline stage 0 of 1, but only global-to-shared copies can run ahead, and it would unroll 5120 rounds of 16-byte copies per thread, more than 512}}
       tile.copy %A[%k0, %c0] -> %As : memref<?x?xf16>, memref<128x160xf16, #gpu.address_space<workgroup>>
       tile.copy %As -> %Bs : memref<128x160xf16, #gpu.address_space<workgroup>>, memref<128x160xf16, #gpu.address_space<workgroup>>
     }

@@ -125,12 +125,17 @@ std::string mlir::tile::gpu_lowering::whyNotCpAsyncProducer(
   ArrayRef<int64_t> shape = alloc.getType().getShape();
   if (shape.back() % chunk != 0)
     return "the tile's rows are not a whole number of 16-byte chunks";
+  // Unrolled rounds per thread: one per stage filled ahead (cp.async), or
+  // a load and a store (through registers, on targets without cp.async).
+  int64_t copies = plan.target.has(Feature::CpAsync)
+                       ? loop.getNumStagesAttr().getInt()
+                       : 2;
   if (int64_t rounds = llvm::divideCeil(alloc.getType().getNumElements() / chunk,
                                        plan.threads) *
-                       loop.getNumStagesAttr().getInt();
+                       copies;
       rounds > kMaxUnrolledCopyRounds)
     return "it would unroll " + std::to_string(rounds) +
-           " rounds of cp.async per thread, more than " +
+           " rounds of 16-byte copies per thread, more than " +
            std::to_string(kMaxUnrolledCopyRounds);
   if (auto pad = copy.getPadAttr(); pad && !isZero(pad))
     return "it pads with a value other than 0";

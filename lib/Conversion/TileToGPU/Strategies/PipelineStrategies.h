@@ -50,7 +50,6 @@ std::string whyNotCpAsyncProducer(const KernelPlan &plan, PipelinedOp loop,
 /// aligned in global memory in every iteration.
 Value buildChunkAlignment(KernelContext &k, OpBuilder &b, Location loc,
                           PipelinedOp loop, CopyOp copy);
-/// Builds the cp.async version of `loop` at `b`'s insertion point.
 /// Elements per 16-byte chunk of a producer's tile.
 int64_t getProducerChunk(CopyOp copy);
 /// One 16-byte chunk of a producer's tile, as the thread that moves it in
@@ -70,9 +69,16 @@ struct ProducerChunk {
 void forEachChunk(KernelContext &k, OpBuilder &b, PipelinedOp loop,
                   CopyOp copy, Value iteration, Value stage, Value valid,
                   function_ref<void(const ProducerChunk &)> fn);
+/// Builds the cp.async version of `loop` at `b`'s insertion point.
 LogicalResult buildCpAsyncPipeline(KernelContext &k, PatternRewriter &rewriter,
                                    PipelinedOp loop, const PipelinePlan &plan,
                                    OpBuilder &b);
+/// Builds the register-staged version of `loop` (targets without cp.async)
+/// at `b`'s insertion point.
+LogicalResult buildRegisterPipeline(KernelContext &k,
+                                    PatternRewriter &rewriter,
+                                    PipelinedOp loop, const PipelinePlan &plan,
+                                    OpBuilder &b);
 
 //===----------------------------------------------------------------------===//
 // TMA
@@ -95,10 +101,6 @@ getProducerSetup(PipelinedOp loop, ArrayRef<CopyOp> producers, Region &scope);
 /// Builds the TMA version of `loop` at `b`'s insertion point; when it is
 /// the kernel's warp-specialized loop, its producer goes into
 /// `k.producerEnd`.
-LogicalResult buildRegisterPipeline(KernelContext &k,
-                                    PatternRewriter &rewriter,
-                                    PipelinedOp loop, const PipelinePlan &plan,
-                                    OpBuilder &b);
 LogicalResult buildTmaPipeline(KernelContext &k, PatternRewriter &rewriter,
                                PipelinedOp loop, const PipelinePlan &plan,
                                OpBuilder &b);

@@ -20,7 +20,8 @@
 // the 16-byte chunks the cp.async pipeline moves (forEachChunk), as vector
 // loads; the part of a chunk past the tensor's edge reads as zeros. The
 // same run-time alignment test as cp.async's picks between this loop and
-// the loop as written.
+// the loop as written. (On gfx9 global loads complete in order: a global
+// load in the body also waits for the prefetch issued before it.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,6 +141,7 @@ void RegisterPipelineBuilder::store(OpBuilder &b, Value iteration, Value stage,
                                ValueRange{chunk.dst});
                  });
   }
+  assert(next == chunks.size() && "loads and stores pair up");
 }
 
 LogicalResult RegisterPipelineBuilder::build(OpBuilder &b) {
@@ -151,7 +153,8 @@ LogicalResult RegisterPipelineBuilder::build(OpBuilder &b) {
   k.barrier(b, loc);
   Value first =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
-  store(b, lower, k.constant(b, loc, 0), load(b, lower, first));
+  SmallVector<Value> firstChunks = load(b, lower, first);
+  store(b, lower, k.constant(b, loc, 0), firstChunks);
   k.publishShared(b, loc);
 
   // The stage iteration j reads and the one it fills, swapped each time.
