@@ -293,7 +293,7 @@ mlir::tile::gpu_lowering::planPipeline(const KernelPlan &kernelPlan,
     if (!copy && op.getNumRegions() == 0 && isPure(&op))
       continue;
     std::string why =
-        copy ? whyNotCpAsyncProducer(kernelPlan, loop, copy) : "it is not a copy";
+        copy ? whyNotProducer(kernelPlan, loop, copy) : "it is not a copy";
     if (!why.empty()) {
       if (early)
         return op.emitOpError("is scheduled in pipeline stage ")

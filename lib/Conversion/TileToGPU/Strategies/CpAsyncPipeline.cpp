@@ -93,7 +93,7 @@ Value buildMultipleOf(KernelContext &k, OpBuilder &b, Location loc,
 } // namespace
 
 /// Why `copy` cannot be a producer of `loop` (empty when it can be).
-std::string mlir::tile::gpu_lowering::whyNotCpAsyncProducer(
+std::string mlir::tile::gpu_lowering::whyNotProducer(
     const KernelPlan &plan, PipelinedOp loop, CopyOp copy) {
   Block &body = loop.getBody().front();
   if (copy->getBlock() != &body)

@@ -42,9 +42,9 @@ FailureOr<SetVector<Operation *>> getOffsetSlice(PipelinedOp loop,
 // cp.async
 //===----------------------------------------------------------------------===//
 
-/// Why `copy` cannot be a cp.async producer of `loop` (empty when it can
-/// be).
-std::string whyNotCpAsyncProducer(const KernelPlan &plan, PipelinedOp loop,
+/// Why `copy` cannot be a producer of `loop` (run ahead by cp.async or
+/// through registers; empty when it can be).
+std::string whyNotProducer(const KernelPlan &plan, PipelinedOp loop,
                                   CopyOp copy);
 /// i1, uniform over the block: every chunk `copy` moves starts 16-byte
 /// aligned in global memory in every iteration.

@@ -76,6 +76,17 @@ SmallVector<Value> RegisterPipelineBuilder::load(OpBuilder &b,
         b, loc, vectorType,
         DenseElementsAttr::get(vectorType,
                                b.getZeroAttr(globalType.getElementType())));
+    // Lane i of a partial chunk is loaded when i < count (compared as i32
+    // vectors: vector.create_mask's index operand does not survive every
+    // target's lowering).
+    Type i32 = b.getI32Type();
+    auto lanesType = VectorType::get({width}, i32);
+    Value lanes = arith::ConstantOp::create(
+        b, loc, lanesType,
+        DenseElementsAttr::get(
+            lanesType, llvm::to_vector(llvm::map_range(
+                           llvm::seq<int64_t>(0, width),
+                           [&](int64_t i) { return APInt(32, i); }))));
     forEachChunk(
         k, b, loop, copy, iteration, stage, valid,
         [&](const ProducerChunk &chunk) {
@@ -98,19 +109,6 @@ SmallVector<Value> RegisterPipelineBuilder::load(OpBuilder &b,
                 for (Value index : chunk.at)
                   at.push_back(arith::SelectOp::create(
                       otherwise, l, any, index, k.constant(otherwise, l, 0)));
-                // Lane i is loaded when i < count (compared as i32
-                // vectors: vector.create_mask's index operand does not
-                // survive every target's lowering).
-                Type i32 = otherwise.getI32Type();
-                auto lanesType = VectorType::get({width}, i32);
-                Value lanes = arith::ConstantOp::create(
-                    otherwise, l, lanesType,
-                    DenseElementsAttr::get(
-                        lanesType,
-                        llvm::to_vector(llvm::map_range(
-                            llvm::seq<int64_t>(0, width), [&](int64_t i) {
-                              return APInt(32, i);
-                            }))));
                 Value count = vector::BroadcastOp::create(
                     otherwise, l, lanesType,
                     arith::IndexCastOp::create(otherwise, l, i32,
