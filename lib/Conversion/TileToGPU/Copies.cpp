@@ -114,10 +114,6 @@ void guarded(OpBuilder &b, Location loc, Value guard,
   });
 }
 
-int64_t elementBytes(Type type) {
-  return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
-}
-
 /// `layout` (a fragment) with each run of `width` innermost elements as one
 /// element: failure unless every run sits in consecutive slots of one
 /// thread.

@@ -300,10 +300,13 @@ Value mlir::tile::gpu_lowering::areRowsAligned(OpBuilder &b, Location loc,
   return ok;
 }
 
+int64_t mlir::tile::gpu_lowering::elementBytes(Type type) {
+  return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+}
+
 /// Bytes of one `vector`'s elements together.
 static int64_t vectorBytes(VectorType type) {
-  return type.getNumElements() *
-         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  return type.getNumElements() * elementBytes(type.getElementType());
 }
 
 Value mlir::tile::gpu_lowering::vectorLoad(OpBuilder &b, Location loc,

@@ -71,6 +71,8 @@ Value isMultipleOf(OpBuilder &b, Location loc, Value v, int64_t n);
 Value areRowsAligned(OpBuilder &b, Location loc, Value memref,
                      int64_t elements);
 
+/// Bytes one element of `type` takes in memory.
+int64_t elementBytes(Type type);
 /// A vector load (store) of `memref` at `index` that claims the alignment
 /// of the whole vector (the callers test it, or it holds by construction).
 Value vectorLoad(OpBuilder &b, Location loc, VectorType type, Value memref,

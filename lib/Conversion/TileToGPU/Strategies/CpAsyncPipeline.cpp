@@ -55,12 +55,6 @@ bool isZero(TypedAttr attr) {
   return false;
 }
 
-/// Elements per 16-byte chunk of `copy`'s source (whole bytes dividing 16).
-int64_t getChunk(CopyOp copy) {
-  Type element = cast<MemRefType>(copy.getSource().getType()).getElementType();
-  return kChunkBytes / (element.getIntOrFloatBitWidth() / 8);
-}
-
 /// i1 (folded to a constant where possible), uniform over the block:
 /// `v`, computed in `loop`'s body, is a multiple of `n` in every iteration.
 /// Built before the loop: only values from outside it are tested at run
@@ -116,7 +110,7 @@ std::string mlir::tile::gpu_lowering::whyNotProducer(
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
       kChunkBytes % (element.getIntOrFloatBitWidth() / 8) != 0)
     return "its element type is not a whole number of bytes dividing 16";
-  int64_t chunk = getChunk(copy);
+  int64_t chunk = getProducerChunk(copy);
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(globalType.getStridesAndOffset(strides, offset)) ||
@@ -179,7 +173,7 @@ Value mlir::tile::gpu_lowering::buildChunkAlignment(KernelContext &k,
                                                    OpBuilder &b, Location loc,
                                                    PipelinedOp loop,
                                                    CopyOp copy) {
-  int64_t chunk = getChunk(copy);
+  int64_t chunk = getProducerChunk(copy);
   Value ok = areRowsAligned(b, loc, copy.getSource(), chunk);
   Value origin = getValueOrCreateConstantIndexOp(
       b, loc, copy.getMixedOffsets().back());
@@ -188,7 +182,8 @@ Value mlir::tile::gpu_lowering::buildChunkAlignment(KernelContext &k,
 }
 
 int64_t mlir::tile::gpu_lowering::getProducerChunk(CopyOp copy) {
-  return getChunk(copy);
+  Type element = cast<MemRefType>(copy.getSource().getType()).getElementType();
+  return kChunkBytes / (element.getIntOrFloatBitWidth() / 8);
 }
 
 void mlir::tile::gpu_lowering::forEachChunk(
@@ -211,7 +206,7 @@ void mlir::tile::gpu_lowering::forEachChunk(
   SharedStorage buffer = k.shared.lookup(copy.getDest());
   buffer.stageOffset = arith::MulIOp::create(
       b, loc, stage, k.constant(b, loc, buffer.stageElements));
-  int64_t chunk = getChunk(copy);
+  int64_t chunk = getProducerChunk(copy);
   Value global = copy.getSource();
   SmallVector<int64_t> shape(buffer.type.getShape());
   shape.back() /= chunk;

@@ -51,7 +51,9 @@ private:
   /// This thread's chunks of every producer in `iteration`, as vectors
   /// (zeros where `valid` does not hold or past the tensor's edge).
   SmallVector<Value> load(OpBuilder &b, Value iteration, Value valid);
-  /// Stores `chunks` (from load) into `stage`.
+  /// Stores `chunks` (from load) into `stage`. The chunks' places are
+  /// enumerated again rather than kept from the loads: their arithmetic is
+  /// CSE'd with the loads', and no shared offset stays live across the body.
   void store(OpBuilder &b, Value iteration, Value stage,
              ArrayRef<Value> chunks);
 
