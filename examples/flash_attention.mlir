@@ -10,7 +10,9 @@
 //
 //   S = Q_shared x K_shared^T           (f32 accumulator fragment)
 //   m = max(m_prev, rowmax(S)); alpha = exp2((m_prev - m) * scale)
-//   S = exp2((S - m) * scale); l = l * alpha + rowsum(S)
+//   S = exp2(S * scale - m * scale); l = l * alpha + rowsum(S)
+//                                       (one fma; exp2 fastmath<afn>:
+//                                        approximate, no subnormals)
 //   P = S as f16                        (tile.copy between fragments)
 //   acc = acc * alpha + P x V_shared
 //   O = acc / l
@@ -55,10 +57,14 @@ func.func @flash_attention_d64(%Q: memref<?x?x64xf16>, %K: memref<?x?x64xf16>, %
       %k0 = arith.muli %j, %bm : index
       tile.copy %k[%k0, 0] -> %Ks : memref<?x64xf16, strided<[64, 1], offset: ?>>, memref<64x64xf16, #gpu.address_space<workgroup>>
       tile.copy %v[%k0, 0] -> %Vs : memref<?x64xf16, strided<[64, 1], offset: ?>>, memref<64x64xf16, #gpu.address_space<workgroup>>
-      // Scores start at -inf where the key is masked, 0 elsewhere.
+      // Scores start at -inf for keys past the end, 0 elsewhere: columns
+      // from seq - k0 on (at most 64: compared in i32).
+      %keys = arith.subi %seq, %k0 : index
+      %keys_in = arith.minui %keys, %bm : index
+      %keys32 = arith.index_cast %keys_in : index to i32
       tile.parallel (%r, %c) in (64, 64) {
-        %kv = arith.addi %k0, %c : index
-        %past_end = arith.cmpi uge, %kv, %seq : index
+        %c32 = arith.index_cast %c : index to i32
+        %past_end = arith.cmpi sge, %c32, %keys32 : i32
         %init = arith.select %past_end, %ninf, %zero : f32
         tile.store %init, %S[%r, %c] : !tile.fragment<64x64xf32>
       }
@@ -77,9 +83,10 @@ func.func @flash_attention_d64(%Q: memref<?x?x64xf16>, %K: memref<?x?x64xf16>, %
       tile.parallel (%r, %c) in (64, 64) {
         %s = tile.load %S[%r, %c] : !tile.fragment<64x64xf32>
         %mn = tile.load %m[%r] : !tile.fragment<64xf32>
-        %d = arith.subf %s, %mn : f32
-        %ds = arith.mulf %d, %scale : f32
-        %e = math.exp2 %ds : f32
+        %ms = arith.mulf %mn, %scale : f32
+        %nms = arith.negf %ms : f32
+        %ds = math.fma %s, %scale, %nms : f32
+        %e = math.exp2 %ds fastmath<afn> : f32
         tile.store %e, %S[%r, %c] : !tile.fragment<64x64xf32>
       }
       tile.reduce sum %S -> %rowsum dim 1 : !tile.fragment<64x64xf32>, !tile.fragment<64xf32>
@@ -153,13 +160,22 @@ func.func @flash_attention_d64_causal(%Q: memref<?x?x64xf16>, %K: memref<?x?x64x
       %k0 = arith.muli %j, %bm : index
       tile.copy %k[%k0, 0] -> %Ks : memref<?x64xf16, strided<[64, 1], offset: ?>>, memref<64x64xf16, #gpu.address_space<workgroup>>
       tile.copy %v[%k0, 0] -> %Vs : memref<?x64xf16, strided<[64, 1], offset: ?>>, memref<64x64xf16, #gpu.address_space<workgroup>>
-      // Scores start at -inf where the key is masked, 0 elsewhere.
+      // Scores start at -inf where the key is masked, 0 elsewhere: in row
+      // r, columns from min(seq - k0, q0 + r + 1 - k0) on (past the end or
+      // after the query; both at most 64, so compared in i32).
+      %keys = arith.subi %seq, %k0 : index
+      %keys_in = arith.minui %keys, %bm : index
+      %keys32 = arith.index_cast %keys_in : index to i32
+      %q_next = arith.addi %q0, %c1 : index
+      %diag = arith.subi %q_next, %k0 : index
+      %diag_in = arith.minsi %diag, %bm : index
+      %diag32 = arith.index_cast %diag_in : index to i32
       tile.parallel (%r, %c) in (64, 64) {
-        %kv = arith.addi %k0, %c : index
-        %past_end = arith.cmpi uge, %kv, %seq : index
-        %row = arith.addi %q0, %r : index
-        %future = arith.cmpi ugt, %kv, %row : index
-        %masked = arith.ori %past_end, %future : i1
+        %r32 = arith.index_cast %r : index to i32
+        %c32 = arith.index_cast %c : index to i32
+        %causal = arith.addi %r32, %diag32 : i32
+        %limit = arith.minsi %causal, %keys32 : i32
+        %masked = arith.cmpi sge, %c32, %limit : i32
         %init = arith.select %masked, %ninf, %zero : f32
         tile.store %init, %S[%r, %c] : !tile.fragment<64x64xf32>
       }
@@ -178,9 +194,10 @@ func.func @flash_attention_d64_causal(%Q: memref<?x?x64xf16>, %K: memref<?x?x64x
       tile.parallel (%r, %c) in (64, 64) {
         %s = tile.load %S[%r, %c] : !tile.fragment<64x64xf32>
         %mn = tile.load %m[%r] : !tile.fragment<64xf32>
-        %d = arith.subf %s, %mn : f32
-        %ds = arith.mulf %d, %scale : f32
-        %e = math.exp2 %ds : f32
+        %ms = arith.mulf %mn, %scale : f32
+        %nms = arith.negf %ms : f32
+        %ds = math.fma %s, %scale, %nms : f32
+        %e = math.exp2 %ds fastmath<afn> : f32
         tile.store %e, %S[%r, %c] : !tile.fragment<64x64xf32>
       }
       tile.reduce sum %S -> %rowsum dim 1 : !tile.fragment<64x64xf32>, !tile.fragment<64xf32>
@@ -251,10 +268,14 @@ func.func @flash_attention_d128(%Q: memref<?x?x128xf16>, %K: memref<?x?x128xf16>
       %k0 = arith.muli %j, %bn : index
       tile.copy %k[%k0, 0] -> %Ks : memref<?x128xf16, strided<[128, 1], offset: ?>>, memref<32x128xf16, #gpu.address_space<workgroup>>
       tile.copy %v[%k0, 0] -> %Vs : memref<?x128xf16, strided<[128, 1], offset: ?>>, memref<32x128xf16, #gpu.address_space<workgroup>>
-      // Scores start at -inf where the key is masked, 0 elsewhere.
+      // Scores start at -inf for keys past the end, 0 elsewhere: columns
+      // from seq - k0 on (at most 32: compared in i32).
+      %keys = arith.subi %seq, %k0 : index
+      %keys_in = arith.minui %keys, %bn : index
+      %keys32 = arith.index_cast %keys_in : index to i32
       tile.parallel (%r, %c) in (64, 32) {
-        %kv = arith.addi %k0, %c : index
-        %past_end = arith.cmpi uge, %kv, %seq : index
+        %c32 = arith.index_cast %c : index to i32
+        %past_end = arith.cmpi sge, %c32, %keys32 : i32
         %init = arith.select %past_end, %ninf, %zero : f32
         tile.store %init, %S[%r, %c] : !tile.fragment<64x32xf32>
       }
@@ -273,9 +294,10 @@ func.func @flash_attention_d128(%Q: memref<?x?x128xf16>, %K: memref<?x?x128xf16>
       tile.parallel (%r, %c) in (64, 32) {
         %s = tile.load %S[%r, %c] : !tile.fragment<64x32xf32>
         %mn = tile.load %m[%r] : !tile.fragment<64xf32>
-        %d = arith.subf %s, %mn : f32
-        %ds = arith.mulf %d, %scale : f32
-        %e = math.exp2 %ds : f32
+        %ms = arith.mulf %mn, %scale : f32
+        %nms = arith.negf %ms : f32
+        %ds = math.fma %s, %scale, %nms : f32
+        %e = math.exp2 %ds fastmath<afn> : f32
         tile.store %e, %S[%r, %c] : !tile.fragment<64x32xf32>
       }
       tile.reduce sum %S -> %rowsum dim 1 : !tile.fragment<64x32xf32>, !tile.fragment<64xf32>
@@ -350,13 +372,22 @@ func.func @flash_attention_d128_causal(%Q: memref<?x?x128xf16>, %K: memref<?x?x1
       %k0 = arith.muli %j, %bn : index
       tile.copy %k[%k0, 0] -> %Ks : memref<?x128xf16, strided<[128, 1], offset: ?>>, memref<32x128xf16, #gpu.address_space<workgroup>>
       tile.copy %v[%k0, 0] -> %Vs : memref<?x128xf16, strided<[128, 1], offset: ?>>, memref<32x128xf16, #gpu.address_space<workgroup>>
-      // Scores start at -inf where the key is masked, 0 elsewhere.
+      // Scores start at -inf where the key is masked, 0 elsewhere: in row
+      // r, columns from min(seq - k0, q0 + r + 1 - k0) on (past the end or
+      // after the query; both at most 32, so compared in i32).
+      %keys = arith.subi %seq, %k0 : index
+      %keys_in = arith.minui %keys, %bn : index
+      %keys32 = arith.index_cast %keys_in : index to i32
+      %q_next = arith.addi %q0, %c1 : index
+      %diag = arith.subi %q_next, %k0 : index
+      %diag_in = arith.minsi %diag, %bn : index
+      %diag32 = arith.index_cast %diag_in : index to i32
       tile.parallel (%r, %c) in (64, 32) {
-        %kv = arith.addi %k0, %c : index
-        %past_end = arith.cmpi uge, %kv, %seq : index
-        %row = arith.addi %q0, %r : index
-        %future = arith.cmpi ugt, %kv, %row : index
-        %masked = arith.ori %past_end, %future : i1
+        %r32 = arith.index_cast %r : index to i32
+        %c32 = arith.index_cast %c : index to i32
+        %causal = arith.addi %r32, %diag32 : i32
+        %limit = arith.minsi %causal, %keys32 : i32
+        %masked = arith.cmpi sge, %c32, %limit : i32
         %init = arith.select %masked, %ninf, %zero : f32
         tile.store %init, %S[%r, %c] : !tile.fragment<64x32xf32>
       }
@@ -375,9 +406,10 @@ func.func @flash_attention_d128_causal(%Q: memref<?x?x128xf16>, %K: memref<?x?x1
       tile.parallel (%r, %c) in (64, 32) {
         %s = tile.load %S[%r, %c] : !tile.fragment<64x32xf32>
         %mn = tile.load %m[%r] : !tile.fragment<64xf32>
-        %d = arith.subf %s, %mn : f32
-        %ds = arith.mulf %d, %scale : f32
-        %e = math.exp2 %ds : f32
+        %ms = arith.mulf %mn, %scale : f32
+        %nms = arith.negf %ms : f32
+        %ds = math.fma %s, %scale, %nms : f32
+        %e = math.exp2 %ds fastmath<afn> : f32
         tile.store %e, %S[%r, %c] : !tile.fragment<64x32xf32>
       }
       tile.reduce sum %S -> %rowsum dim 1 : !tile.fragment<64x32xf32>, !tile.fragment<64xf32>

@@ -98,6 +98,21 @@ def ExternDynamicSharedMemory
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def ConvertMathToNVVMIntrinsics
+    : Pass<"tile-math-to-nvvm-intrinsics", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "f32 math whose fast forms the NVIDIA path emits itself";
+  let description = [{
+    Runs before convert-gpu-to-nvvm, which lowers f32 `math.exp2` to
+    libdevice's `__nv_exp2f` (`ex2.approx.f32`, which ptxas expands to keep
+    subnormal results). Where the op allows approximate functions
+    (`fastmath<afn>`) it becomes `llvm.nvvm.ex2.approx.ftz.f32`: one
+    MUFU.EX2, results below 2^-126 flushed to zero. Other math is left to
+    upstream's lowering (`math.exp` with `afn` is already `__nv_fast_expf`
+    there).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def ConvertMathToROCDLIntrinsics
     : Pass<"tile-math-to-rocdl-intrinsics", "::mlir::gpu::GPUModuleOp"> {
   let summary = "f32 math the AMD path computes without ROCm's device library";

@@ -78,6 +78,12 @@ struct PipelinePlan {
   SmallVector<Operation *> deferredWith;
   Operation *deferredAfter = nullptr;
   Operation *deferredWait = nullptr;
+  /// The copy of `deferredAfter`'s result into the deferred gemm's A
+  /// (attention's P = S) when it was the wait point: it moves to the start
+  /// of the next iteration, so that the deferred gemm is waited for only
+  /// at the end of the body and nothing after the wait rewrites the
+  /// registers that gemm reads (ptxas would hoist the wait with it).
+  Operation *deferredConvert = nullptr;
 };
 
 class KernelPlan {

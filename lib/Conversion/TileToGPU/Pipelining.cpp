@@ -120,7 +120,9 @@ static bool usesAny(Operation *op, ArrayRef<Value> values) {
 /// stages or more whose body is [..., G1, ..., G2]: exactly two gemms, both
 /// wgmma into f32, G2 last and reading a stage of the pipeline as its B;
 /// nothing before G1 touches G2's A or C (in the next iteration they would
-/// not have G2's result yet), and no other op reads G2's B.
+/// not have G2's result yet), and no other op reads G2's B. A copy of G1's
+/// C into G2's A at the wait point moves to the start of the next iteration
+/// (PipelinePlan::deferredConvert).
 static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
                              PipelinePlan &pipeline) {
   // Stage j is given back only once G2 of iteration j is done, in
@@ -213,6 +215,19 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
   }
   if (!movable)
     with.clear();
+  // The wait point W = copy G1.C -> G2.A moves to the start of the next
+  // iteration: there it still reads G1's result (only the ops before G1
+  // rewrite it, and they follow), and G2 of that iteration is issued after
+  // it. The wait then falls at the end of the body.
+  if (auto copy = dyn_cast_or_null<CopyOp>(wait);
+      movable && copy && copy.getSource() == first.getC() &&
+      copy.getDest() == last.getA() &&
+      llvm::none_of(copy->getOperands(), [&](Value v) {
+        return loop->isAncestor(v.getParentBlock()->getParentOp());
+      })) {
+    pipeline.deferredConvert = copy;
+    wait = nullptr;
+  }
   pipeline.deferredWith = std::move(with);
   pipeline.deferredGemm = last;
   pipeline.deferredAfter = first;

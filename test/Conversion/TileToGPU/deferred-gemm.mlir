@@ -3,18 +3,23 @@
 // FlashAttention-3's intra-warpgroup overlap (PipelinePlan::deferredGemm):
 // in a warp-specialized loop of three stages whose body ends [..., G1,
 // ..., W, R, G2] (W the first op after G1 that touches G2's operands, here
-// the copy into P; R the accumulator's rescale), R and G2 of iteration
-// j - 1 run right after G1 of iteration j. wait_group 1 then waits for G1
-// alone, the softmax runs while G2 does, and wait_group 0 (then stage j - 1
-// given back) comes only before W. Iteration 0 is peeled (it has no G2 to
-// issue); the last G2 and its stage's release follow the loop.
+// the copy of S into P; R the accumulator's rescale), R and G2 of
+// iteration j - 1 run right after G1 of iteration j. wait_group 1 then
+// waits for G1 alone and the softmax runs while G2 does. W, a copy of G1's
+// result into G2's A, moves to the start of the next iteration (before the
+// wait for its stage), so wait_group 0 (then stage j - 1 given back) comes
+// at the end of the body. Iteration 0 is peeled (it has no G2 to issue);
+// the last W, R and G2 and the release of G2's stage follow the loop.
 // CHECK-LABEL: func.func @attention
 // CHECK: scf.if
 // CHECK:   nvgpu.mbarrier.try_wait.parity %[[BARRIERS:.*]][%c0], %false
+// CHECK-NOT: arith.truncf
 // CHECK:   nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvgpu.mbarrier.arrive
+// CHECK-NOT: arith.truncf
 // CHECK: scf.for %{{.*}} = %c1 to
+// CHECK:   arith.truncf
 // CHECK:   nvgpu.mbarrier.try_wait.parity
 // CHECK:   nvvm.wgmma.commit.group.sync.aligned
 // CHECK:   arith.mulf
@@ -22,10 +27,13 @@
 // CHECK:   nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:   arith.maximumf
 // CHECK:   nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: arith.truncf
 // CHECK:   nvgpu.mbarrier.arrive
-// CHECK:   arith.truncf
+// CHECK-NOT: arith.truncf
 // CHECK:   scf.yield
 // CHECK: scf.if
+// CHECK:   arith.truncf
+// CHECK:   arith.mulf
 // CHECK:   nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:   nvgpu.mbarrier.arrive

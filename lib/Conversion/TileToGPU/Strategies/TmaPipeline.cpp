@@ -22,7 +22,8 @@
 // both blocks' `empty` mbarriers. With a deferred gemm (attention's P x V,
 // PipelinePlan::deferredGemm), the consumers issue it one iteration late,
 // after the next iteration's first gemm, so that the softmax in between
-// overlaps it; the first iteration is peeled.
+// overlaps it (the copy into its A, P = S, moves to the start of that next
+// iteration); the first iteration is peeled.
 //
 //===----------------------------------------------------------------------===//
 
@@ -602,7 +603,7 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     mapping.map(loop.getInductionVar(), lower);
     for (Operation &op : loop.getBody().front()) {
       auto copy = dyn_cast<CopyOp>(op);
-      if (&op == plan.deferredGemm ||
+      if (&op == plan.deferredGemm || &op == plan.deferredConvert ||
           llvm::is_contained(plan.deferredWith, &op) ||
           (copy && llvm::is_contained(plan.producers, copy)))
         continue;
@@ -743,6 +744,8 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     lastIf = scf::IfOp::create(b, loc, ran, /*withElseRegion=*/false);
     b.setInsertionPoint(lastIf.thenBlock()->getTerminator());
     IRMapping mapping;
+    if (plan.deferredConvert)
+      b.clone(*plan.deferredConvert, mapping);
     for (Operation *op : plan.deferredWith)
       b.clone(*op, mapping);
     b.clone(*plan.deferredGemm, mapping);
@@ -770,6 +773,9 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     for (Operation *op : plan.deferredWith)
       op->moveBefore(issueBlock->getTerminator());
     last->moveBefore(issueBlock->getTerminator());
+    // Before the wait for the stage: the conversion overlaps it.
+    if (plan.deferredConvert)
+      plan.deferredConvert->moveBefore(&forOp.getBody()->front());
     b.setInsertionPointAfter(issue);
     waitForWgmma(b, loc, 1, *k.getFragment(first.getC()));
     b.setInsertionPoint(plan.deferredWait ? plan.deferredWait : bodyEnd);
