@@ -140,9 +140,10 @@ LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
   // Staging stores through shared memory is an optional gain, taken only
   // in memory the block needs anyway (more would cost occupancy).
   int64_t needed = placeSharedMemory(kernel, /*staging=*/false);
-  // So is pipelining through registers, which doubles its buffers: where
-  // the block would not fit, its loops run as written.
-  if (needed > target.sharedMemoryBytes && dropRegisterPipelines())
+  // So is pipelining through registers, which doubles its buffers: while
+  // the block would not fit, the loop with the largest stages runs as
+  // written.
+  while (needed > target.sharedMemoryBytes && dropLargestRegisterPipeline(kernel))
     needed = placeSharedMemory(kernel, /*staging=*/false);
   if (placeSharedMemory(kernel, /*staging=*/true) > needed)
     placeSharedMemory(kernel, /*staging=*/false);
@@ -153,17 +154,32 @@ LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
   return success();
 }
 
-bool KernelPlan::dropRegisterPipelines() {
-  bool dropped = false;
-  for (auto &[op, pipeline] : pipelines) {
-    if (!pipeline.registers)
-      continue;
-    for (CopyOp producer : pipeline.producers)
-      shared[producer.getDest()].stages = 1;
-    pipeline = PipelinePlan();
-    dropped = true;
-  }
-  return dropped;
+bool KernelPlan::dropLargestRegisterPipeline(KernelOp kernel) {
+  PipelinePlan *largest = nullptr;
+  int64_t largestBytes = 0;
+  // In the kernel's order, so that the first of equals goes.
+  kernel.walk([&](PipelinedOp loop) {
+    auto it = pipelines.find(loop);
+    if (it == pipelines.end() || !it->second.registers)
+      return;
+    PipelinePlan &pipeline = it->second;
+    int64_t bytes = 0;
+    for (CopyOp producer : pipeline.producers) {
+      const SharedBufferPlan &buffer = shared[producer.getDest()];
+      bytes += buffer.stageElements *
+               llvm::divideCeil(buffer.type.getElementTypeBitWidth(), 8);
+    }
+    if (!largest || bytes > largestBytes) {
+      largest = &pipeline;
+      largestBytes = bytes;
+    }
+  });
+  if (!largest)
+    return false;
+  for (CopyOp producer : largest->producers)
+    shared[producer.getDest()].stages = 1;
+  *largest = PipelinePlan();
+  return true;
 }
 
 int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {

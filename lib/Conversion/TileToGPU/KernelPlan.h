@@ -141,9 +141,9 @@ private:
   /// Places the kernel's shared buffers and scratch (the optional staging
   /// of stores too, with `staging`); returns the bytes the block needs.
   int64_t placeSharedMemory(KernelOp kernel, bool staging);
-  /// Turns every register pipeline back into its loop as written (single
-  /// buffers); whether there was one.
-  bool dropRegisterPipelines();
+  /// Turns the register pipeline with the largest stage back into its loop
+  /// as written (single buffers); whether there was one.
+  bool dropLargestRegisterPipeline(KernelOp kernel);
 };
 
 //===----------------------------------------------------------------------===//

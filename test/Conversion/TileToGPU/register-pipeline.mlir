@@ -96,3 +96,52 @@ func.func @too_large(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memre
   }
   return
 }
+
+// -----
+
+// Two loops: doubling both would not fit the chip's LDS, doubling the
+// second alone does. The first (the larger stages) runs as written (48
+// KiB, no masked loads of A), the second keeps its register pipeline (16
+// KiB in memory the first is done with; its loads of the next iteration
+// are masked).
+// CHECK-LABEL: func.func @drop_the_largest
+// CHECK: dynamic_shared_memory_size %c49152_i32
+// CHECK-NOT: vector.maskedload %arg0
+// CHECK: vector.maskedload %arg2
+// CHECK-NOT: vector.maskedload %arg0
+// CHECK: return
+func.func @drop_the_largest(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %X: memref<100x40xf16>, %C: memref<256x256xf32>, %D: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx) in (2) threads(256) {
+    %As = tile.alloc_shared : memref<128x128xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x64xf32>
+    tile.fill %acc, %zero : !tile.fragment<128x64xf32>
+    %m0 = arith.muli %bx, %c128 : index
+    tile.pipelined %kb = %c0 to %c2 step %c1 stages(2) {
+      %k0 = arith.muli %kb, %c128 : index
+      tile.copy %A[%m0, %k0] -> %As : memref<256x256xf16>, memref<128x128xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, 0] -> %Bs : memref<256x256xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<128x128xf16, #gpu.address_space<workgroup>>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x64xf32>
+    }
+    tile.copy %acc -> %C[%m0, 0] : !tile.fragment<128x64xf32>, memref<256x256xf32>
+    %Xs = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Ys = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %acc2 = tile.fragment : !tile.fragment<64x64xf32>
+    tile.fill %acc2, %zero : !tile.fragment<64x64xf32>
+    tile.pipelined %kb = %c0 to %c2 step %c1 stages(2) {
+      %k0 = arith.muli %kb, %c32 : index
+      tile.copy %X[0, %k0] -> %Xs : memref<100x40xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, 0] -> %Ys : memref<256x256xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Xs, %Ys, %acc2 : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    }
+    tile.copy %acc2 -> %D[0, 0] : !tile.fragment<64x64xf32>, memref<64x64xf32>
+  }
+  return
+}
