@@ -203,3 +203,38 @@ def test_torch_tensors_are_read_in_place():
         kernel(a.double(), b)
     with pytest.raises(ValueError, match=r"argument 'B' \(#1\) has shape \(3, 8\)"):
         kernel(a, torch.zeros(3, 8, device=device))
+
+
+def test_fast_math_pass_config(rng):
+    # TileLang's tl.enable_fast_math: approximable math functions are marked
+    # fastmath<afn> (on CUDA, exp2 is then one ex2.approx.ftz.f32); without
+    # it they stay precise. Both match numpy within f32 approximation error.
+    @tile.jit(out_idx=[-1], target=TARGET, pass_configs={"tl.enable_fast_math": True})
+    def softexp(N):
+        @T.prim_func
+        def kernel(A: T.Tensor((N,), T.float32), B: T.Tensor((N,), T.float32)):
+            with T.Kernel(T.ceildiv(N, 64), threads=64) as bx:
+                for i in T.Parallel(64):
+                    B[bx * 64 + i] = T.exp2(A[bx * 64 + i]) + T.floor(A[bx * 64 + i])
+        return kernel
+
+    precise = tile.compile(softexp.get_ir(100), out_idx=[-1], target=TARGET)
+    fast = softexp(100)
+    assert "math.exp2 %" in precise.get_kernel_source("ir")
+    assert "fastmath<afn>" not in precise.get_kernel_source("ir")
+    ir = fast.get_kernel_source("ir")
+    assert "fastmath<afn> : f32" in ir and "fastmath<none>" not in ir
+    assert "math.floor" in ir and ir.count("fastmath<afn>") == 1
+    if TARGET == "cuda":
+        assert "ex2.approx.ftz.f32" in fast.get_kernel_source("ptx")
+        assert "ex2.approx.ftz.f32" not in precise.get_kernel_source("ptx")
+    a = (rng.standard_normal(100) * 4).astype(np.float32)
+    want = np.exp2(a) + np.floor(a)
+    for k in (precise, fast):
+        np.testing.assert_allclose(to_numpy(k(to_device(a))), want, rtol=1e-5, atol=1e-6)
+
+
+def test_unknown_pass_config_warns():
+    with pytest.warns(UserWarning, match="tl.disable_tma_lower"):
+        tile.compile(matmul.get_ir(16, 16, 16, block_M=32), out_idx=[-1], target=TARGET,
+                     pass_configs={"tl.disable_tma_lower": True})

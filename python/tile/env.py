@@ -66,7 +66,15 @@ def resolve_target(target=None) -> str:
     return name
 
 
-_KNOWN_CONFIGS = {"opt_level", "chip"}
+# TileLang's key for --use_fast_math; tile marks the kernel's approximable
+# math functions fastmath<afn> (values.with_fast_math).
+FAST_MATH_CONFIG = "tl.enable_fast_math"
+_KNOWN_CONFIGS = {"opt_level", "chip", FAST_MATH_CONFIG}
+
+
+def fast_math(pass_configs=None):
+    """Whether pass_configs ask for fast math (TileLang's tl.enable_fast_math)."""
+    return bool((pass_configs or {}).get(FAST_MATH_CONFIG, False))
 
 
 def compiler_options(target, pass_configs=None):

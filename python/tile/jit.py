@@ -16,6 +16,7 @@ from .errors import TileCompileError, TileError
 from .language import dtypes as dt
 from .language.frontend import (DynDim, PrimFunc, TensorAnnot, _eval_annotations,
                                 lazy_param, ptr, trace)
+from .language.values import with_fast_math
 
 # ---------------------------------------------------------------------------
 # Arrays
@@ -278,6 +279,8 @@ def build_kernels(funcs, out_idx=None, target=None, pass_configs=None, verbose=N
     chip, opt = env.compiler_options(target, pass_configs)
     compiler = env.get_compiler(target, chip, opt)
     verbose = env.verbose(verbose)
+    fast = env.fast_math(pass_configs)
+    funcs = list(funcs)
     results = [None] * len(funcs)
     todo = []
     for i, f in enumerate(funcs):
@@ -286,6 +289,8 @@ def build_kernels(funcs, out_idx=None, target=None, pass_configs=None, verbose=N
         if not isinstance(f, PrimFunc):
             raise TileError(f"tile.compile takes T.prim_func functions, got "
                             f"{type(f).__name__}")
+        if fast:
+            f = funcs[i] = f.with_ir(with_fast_math(f.ir))
         key = (f.ir, f.name, compiler.target, compiler.chip, opt, compiler.cache_dir)
         with _memo_lock:
             hit = _memo.get(key)

@@ -489,6 +489,10 @@ class PrimFunc:
     def __str__(self):
         return self.ir
 
+    def with_ir(self, ir):
+        """The same function compiled from `ir` (its parameters unchanged)."""
+        return PrimFunc(self.name, ir, self.params, self.where, self.func)
+
     def script(self):
         return self.ir
 

@@ -290,6 +290,19 @@ def _affine(op, a, b):
     return {k: c for k, c in out.items() if c or k == 1}
 
 
+# The math functions tl.enable_fast_math lets the compiler approximate
+# (`fastmath<afn>`: on NVIDIA, exp2 becomes one ex2.approx.ftz).
+APPROXIMABLE = frozenset({"exp", "exp2", "log", "log2", "log10", "sqrt", "rsqrt",
+                          "sin", "cos", "tan", "tanh", "erf"})
+NO_FAST_MATH = "fastmath<none>"
+FAST_MATH = "fastmath<afn>"
+
+
+def with_fast_math(ir: str) -> str:
+    """The IR with its approximable math functions marked `afn`."""
+    return ir.replace(f" {NO_FAST_MATH} :", f" {FAST_MATH} :")
+
+
 def unary_math(fn: str, x, float_only=True):
     x = operand(x)
     if not isinstance(x, Value):
@@ -307,12 +320,15 @@ def unary_math(fn: str, x, float_only=True):
     if not t.is_float:
         x = convert(x, dt.float32)
         t = dt.float32
+    # Functions that may be approximated carry fastmath<none>, which the
+    # build turns into fastmath<afn> with tl.enable_fast_math (FAST_MATH).
+    flags = f" {NO_FAST_MATH}" if fn in APPROXIMABLE else ""
     if t.bits < 32:
         # Math on half types goes through f32 (as TileLang's CUDA code does).
         wide = convert(x, dt.float32)
-        r = _emit(f"{{result}} = math.{fn} {wide.name} : f32", dt.float32)
+        r = _emit(f"{{result}} = math.{fn} {wide.name}{flags} : f32", dt.float32)
         return convert(r, t)
-    return _emit(f"{{result}} = math.{fn} {x.name} : {t.ir}", t)
+    return _emit(f"{{result}} = math.{fn} {x.name}{flags} : {t.ir}", t)
 
 
 def select(cond, a, b):
