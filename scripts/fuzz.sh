@@ -17,8 +17,10 @@
 #   tile-fuzz-cpu    parse, verify, tile-to-cpu, translation to LLVM IR
 #
 # A crash, a sanitizer report, an input that runs longer than
-# $TILE_FUZZ_TIMEOUT seconds (default 20: hangs and compile-time blowups
-# count) or one that needs more than 4 GiB is a finding: libFuzzer stops and
+# $TILE_FUZZ_TIMEOUT seconds (default 60: hangs and compile-time blowups
+# count; the largest seed, test/Execution/ops/wgmma.mlir's ten GEMM kernels,
+# takes about 20 s to AMDGPU assembly under ASan, more on a loaded machine)
+# or one that needs more than 4 GiB is a finding: libFuzzer stops and
 # leaves it in build-asan/findings/<target>/. Each finding becomes a lit
 # regression test (test/Fuzz). Corpora persist in build-asan/corpus/ between
 # runs. Prints, per target, the inputs run, the corpus size, the coverage
@@ -33,7 +35,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 [ "${#targets[@]}" -gt 0 ] || targets=(infer gpu rocdl cpu)
-timeout="${TILE_FUZZ_TIMEOUT:-20}"
+timeout="${TILE_FUZZ_TIMEOUT:-60}"
 
 # The targets link libFuzzer in scripts/sanitize.sh's build tree (ASan,
 # UBSan and coverage instrumentation).
