@@ -46,12 +46,9 @@ LogicalResult emitWgmmaGemm(const KernelContext &k, OpBuilder &b, GemmOp op,
                             const GemmPlan &plan, const GemmOperand &a,
                             const GemmOperand &bOperand,
                             const FragmentStorage &c);
-/// f32 accumulator `values` of waited-for wgmmas, through an empty asm that
-/// keeps every read of them after the wait.
-SmallVector<Value> fenceAccumulators(OpBuilder &b, Location loc,
-                                     ValueRange values);
 /// wgmma.wait_group `pending`, then the f32 accumulators of fragment `c`
-/// fenced (fenceAccumulators) in place.
+/// passed through an empty asm in place, which keeps every read of them
+/// after the wait.
 void waitForWgmma(OpBuilder &b, Location loc, int64_t pending,
                   const FragmentStorage &c);
 LogicalResult emitMfmaGemm(const KernelContext &k, OpBuilder &b, GemmOp op,

@@ -39,6 +39,32 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
+/// The accumulators are valid once waited for: an empty asm that takes and
+/// returns them keeps every read after the wait.
+static SmallVector<Value> fenceAccumulators(OpBuilder &b, Location loc,
+                                           ValueRange values) {
+  int64_t n = values.size();
+  std::string constraints;
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < n; ++i)
+    constraints += std::to_string(i) + (i + 1 < n ? "," : "");
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(n, b.getF32Type()));
+  Value fenced =
+      LLVM::InlineAsmOp::create(
+          b, loc, type, values, "", constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr())
+          .getResult(0);
+  SmallVector<Value> results;
+  for (int64_t i = 0; i < n; ++i)
+    results.push_back(LLVM::ExtractValueOp::create(b, loc, fenced, i));
+  return results;
+}
+
 namespace {
 
 /// The PTX name of a wgmma input type.
@@ -303,33 +329,6 @@ LogicalResult WgmmaLowering::run() {
 }
 
 } // namespace
-
-/// The accumulators are valid once waited for: an empty asm that takes and
-/// returns them keeps every read after the wait.
-SmallVector<Value>
-mlir::tile::gpu_lowering::fenceAccumulators(OpBuilder &b, Location loc,
-                                            ValueRange values) {
-  int64_t n = values.size();
-  std::string constraints;
-  for (int64_t i = 0; i < n; ++i)
-    constraints += "=f,";
-  for (int64_t i = 0; i < n; ++i)
-    constraints += std::to_string(i) + (i + 1 < n ? "," : "");
-  auto type = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(n, b.getF32Type()));
-  Value fenced =
-      LLVM::InlineAsmOp::create(
-          b, loc, type, values, "", constraints,
-          /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-          ArrayAttr())
-          .getResult(0);
-  SmallVector<Value> results;
-  for (int64_t i = 0; i < n; ++i)
-    results.push_back(LLVM::ExtractValueOp::create(b, loc, fenced, i));
-  return results;
-}
 
 void mlir::tile::gpu_lowering::waitForWgmma(OpBuilder &b, Location loc,
                                             int64_t pending,
