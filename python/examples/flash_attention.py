@@ -63,7 +63,8 @@ def flash_attention(dim, causal=False, block_M=64, block_N=None, num_stages=2):
                 for i in T.Parallel(block_M):
                     alpha[i] = T.exp2((m_prev[i] - m[i]) * scale)
                 for i, j in T.Parallel(block_M, block_N):
-                    scores[i, j] = T.exp2((scores[i, j] - m[i]) * scale)
+                    # One fma per score (as TileLang's example writes it).
+                    scores[i, j] = T.exp2(scores[i, j] * scale - m[i] * scale)
                 T.reduce_sum(scores, row_sum, dim=1)
                 for i in T.Parallel(block_M):
                     l[i] = l[i] * alpha[i] + row_sum[i]

@@ -238,3 +238,25 @@ def test_unknown_pass_config_warns():
     with pytest.warns(UserWarning, match="tl.disable_tma_lower"):
         tile.compile(matmul.get_ir(16, 16, 16, block_M=32), out_idx=[-1], target=TARGET,
                      pass_configs={"tl.disable_tma_lower": True})
+
+
+def test_float_products_and_sums_may_fuse(rng):
+    # As nvcc's default (-fmad=true) does for TileLang's kernels: a * b + c
+    # may be one fma (on CUDA it is); within an ulp of the exact value.
+    @tile.jit(out_idx=[-1], target=TARGET)
+    def axpb(N):
+        @T.prim_func
+        def kernel(A: T.Tensor((N,), T.float32), B: T.Tensor((N,), T.float32)):
+            with T.Kernel(T.ceildiv(N, 64), threads=64) as bx:
+                for i in T.Parallel(64):
+                    B[bx * 64 + i] = A[bx * 64 + i] * 3.0 + 0.5
+        return kernel
+
+    k = axpb(100)
+    ir = k.get_kernel_source("ir")
+    assert "arith.mulf" in ir and "fastmath<contract>" in ir
+    if TARGET == "cuda":
+        assert "fma.rn.f32" in k.get_kernel_source("ptx")
+    a = rng.standard_normal(100).astype(np.float32)
+    np.testing.assert_allclose(to_numpy(k(to_device(a))), a.astype(np.float64) * 3.0 + 0.5,
+                               rtol=1e-6, atol=1e-6)

@@ -263,6 +263,11 @@ def binary(op: str, a, b):
         name = _FLOAT_OPS.get(op)
         if name is None:
             raise error(f"operator '{op}' is not defined on {t.name} values")
+        if op in ("add", "sub", "mul"):
+            # Products and sums may fuse into fmas, as nvcc's default
+            # (-fmad=true) lets TileLang's kernels do (Triton's too).
+            return _emit(f"{{result}} = arith.{name} {x.name}, {y.name} "
+                         f"{CONTRACT} : {t.ir}", t)
     else:
         name = (_UINT_OPS if t.kind in ("uint", "bool") else _INT_OPS)[op]
     return _emit(f"{{result}} = arith.{name} {x.name}, {y.name} : {t.ir}", t)
@@ -296,6 +301,8 @@ APPROXIMABLE = frozenset({"exp", "exp2", "log", "log2", "log10", "sqrt", "rsqrt"
                           "sin", "cos", "tan", "tanh", "erf"})
 NO_FAST_MATH = "fastmath<none>"
 FAST_MATH = "fastmath<afn>"
+# Float +, -, * may contract into fmas (always, as with nvcc's -fmad=true).
+CONTRACT = "fastmath<contract>"
 
 
 def with_fast_math(ir: str) -> str:
