@@ -164,11 +164,8 @@ bool KernelPlan::dropLargestRegisterPipeline(KernelOp kernel) {
       return;
     PipelinePlan &pipeline = it->second;
     int64_t bytes = 0;
-    for (CopyOp producer : pipeline.producers) {
-      const SharedBufferPlan &buffer = shared[producer.getDest()];
-      bytes += buffer.stageElements *
-               llvm::divideCeil(buffer.type.getElementTypeBitWidth(), 8);
-    }
+    for (CopyOp producer : pipeline.producers)
+      bytes += shared[producer.getDest()].stageBytes();
     if (!largest || bytes > largestBytes) {
       largest = &pipeline;
       largestBytes = bytes;
@@ -203,9 +200,7 @@ int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {
   kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
       const SharedBufferPlan &buffer = shared[alloc.getResult()];
-      int64_t bytes =
-          buffer.stages * buffer.stageElements *
-          llvm::divideCeil(buffer.type.getElementTypeBitWidth(), 8);
+      int64_t bytes = buffer.stages * buffer.stageBytes();
       // Live from its first use to its last (allocation is free).
       Request request{op, bytes, positionOf(op), positionOf(op)};
       for (auto [i, user] : llvm::enumerate(alloc->getUsers())) {

@@ -25,6 +25,7 @@
 #include "tile/Target/Target.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::tile::gpu_lowering {
 
@@ -40,6 +41,12 @@ struct SharedBufferPlan {
   int64_t stages = 1;
   int64_t stageElements = 0;
   int64_t offset = 0;
+
+  /// Bytes of one stage.
+  int64_t stageBytes() const {
+    return stageElements *
+           llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
 };
 
 /// How a tile.pipelined loop is pipelined: its global-to-shared copies
