@@ -102,8 +102,7 @@ void mlir::tile::buildTileToNVVMPipeline(
   pm.addPass(createCSEPass());
 
   pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(
-      tile::createConvertMathToNVVMIntrinsics());
+  pm.addNestedPass<gpu::GPUModuleOp>(tile::createConvertMathToNVVMIntrinsics());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addNestedPass<gpu::GPUModuleOp>(tile::createExternDynamicSharedMemory());
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());

@@ -20,8 +20,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -477,12 +477,12 @@ LogicalResult copyBetweenFragments(const KernelContext &k, OpBuilder &b,
         b, loc, VectorType::get({2}, srcType),
         ValueRange{loadSlot(b, loc, src, sources[slot]),
                    loadSlot(b, loc, src, sources[slot + 1])});
-    Value narrow = arith::TruncFOp::create(
-        b, loc, VectorType::get({2}, dstType), pair);
+    Value narrow =
+        arith::TruncFOp::create(b, loc, VectorType::get({2}, dstType), pair);
     for (int64_t i = 0; i < 2; ++i)
-      storeSlot(b, loc, dst, slot + i,
-                vector::ExtractOp::create(b, loc, narrow,
-                                          ArrayRef<int64_t>{i}));
+      storeSlot(
+          b, loc, dst, slot + i,
+          vector::ExtractOp::create(b, loc, narrow, ArrayRef<int64_t>{i}));
     done.set(slot, slot + 2);
   }
   for (auto [slot, from] : llvm::enumerate(transfer.sourceSlot)) {

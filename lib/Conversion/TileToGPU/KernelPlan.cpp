@@ -143,7 +143,8 @@ LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
   // So is pipelining through registers, which doubles its buffers: while
   // the block would not fit, the loop with the largest stages runs as
   // written.
-  while (needed > target.sharedMemoryBytes && dropLargestRegisterPipeline(kernel))
+  while (needed > target.sharedMemoryBytes &&
+         dropLargestRegisterPipeline(kernel))
     needed = placeSharedMemory(kernel, /*staging=*/false);
   if (placeSharedMemory(kernel, /*staging=*/true) > needed)
     placeSharedMemory(kernel, /*staging=*/false);

@@ -44,8 +44,7 @@ struct SharedBufferPlan {
 
   /// Bytes of one stage.
   int64_t stageBytes() const {
-    return stageElements *
-           llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    return stageElements * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
   }
 };
 

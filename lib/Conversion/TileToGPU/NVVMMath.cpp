@@ -37,8 +37,7 @@ struct ApproximateExp2 : OpRewritePattern<math::Exp2Op> {
                                 PatternRewriter &rewriter) const override {
     if (!op.getType().isF32())
       return rewriter.notifyMatchFailure(op, "not f32");
-    if (!arith::bitEnumContainsAll(op.getFastmath(),
-                                   arith::FastMathFlags::afn))
+    if (!arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
       return rewriter.notifyMatchFailure(op, "approximation not allowed");
     rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
         op, op.getType(), rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz"),
@@ -48,8 +47,7 @@ struct ApproximateExp2 : OpRewritePattern<math::Exp2Op> {
 };
 
 struct ConvertMathToNVVMIntrinsics
-    : tile::impl::ConvertMathToNVVMIntrinsicsBase<
-          ConvertMathToNVVMIntrinsics> {
+    : tile::impl::ConvertMathToNVVMIntrinsicsBase<ConvertMathToNVVMIntrinsics> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ApproximateExp2>(&getContext());

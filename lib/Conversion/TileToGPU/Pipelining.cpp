@@ -132,8 +132,7 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
   Block &body = loop.getBody().front();
   SmallVector<GemmOp> gemms(body.getOps<GemmOp>());
   if (pipeline.stages < kMinStages || gemms.size() != 2 ||
-      &body.back() != gemms[1].getOperation() ||
-      !pipeline.asyncGemms.empty())
+      &body.back() != gemms[1].getOperation() || !pipeline.asyncGemms.empty())
     return;
   GemmOp first = gemms[0], last = gemms[1];
   for (GemmOp gemm : gemms) {
@@ -142,9 +141,8 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
         !c.getElementType().isF32() || gemm.getClearAccum())
       return;
   }
-  if (!llvm::any_of(pipeline.producers, [&](CopyOp copy) {
-        return copy.getDest() == last.getB();
-      }))
+  if (!llvm::any_of(pipeline.producers,
+                    [&](CopyOp copy) { return copy.getDest() == last.getB(); }))
     return;
   SmallVector<Value> operands = {last.getA(), last.getC()};
   if (llvm::is_contained(operands, first.getC()) ||

@@ -87,8 +87,9 @@ Value buildMultipleOf(KernelContext &k, OpBuilder &b, Location loc,
 } // namespace
 
 /// Why `copy` cannot be a producer of `loop` (empty when it can be).
-std::string mlir::tile::gpu_lowering::whyNotProducer(
-    const KernelPlan &plan, PipelinedOp loop, CopyOp copy) {
+std::string mlir::tile::gpu_lowering::whyNotProducer(const KernelPlan &plan,
+                                                     PipelinedOp loop,
+                                                     CopyOp copy) {
   Block &body = loop.getBody().front();
   if (copy->getBlock() != &body)
     return "it is nested in another op";
@@ -121,12 +122,12 @@ std::string mlir::tile::gpu_lowering::whyNotProducer(
     return "the tile's rows are not a whole number of 16-byte chunks";
   // Unrolled rounds per thread: one per stage filled ahead (cp.async), or
   // a load and a store (through registers, on targets without cp.async).
-  int64_t copies = plan.target.has(Feature::CpAsync)
-                       ? loop.getNumStagesAttr().getInt()
-                       : 2;
-  if (int64_t rounds = llvm::divideCeil(alloc.getType().getNumElements() / chunk,
-                                       plan.threads) *
-                       copies;
+  int64_t copies =
+      plan.target.has(Feature::CpAsync) ? loop.getNumStagesAttr().getInt() : 2;
+  if (int64_t rounds =
+          llvm::divideCeil(alloc.getType().getNumElements() / chunk,
+                           plan.threads) *
+          copies;
       rounds > kMaxUnrolledCopyRounds)
     return "it would unroll " + std::to_string(rounds) +
            " rounds of 16-byte copies per thread, more than " +
@@ -165,7 +166,6 @@ std::string mlir::tile::gpu_lowering::whyNotProducer(
     return "the loop also writes the tensor it reads";
   return "";
 }
-
 
 /// i1: every chunk `copy` moves starts 16-byte aligned in global memory in
 /// every iteration.

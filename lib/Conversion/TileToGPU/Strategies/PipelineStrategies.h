@@ -45,7 +45,7 @@ FailureOr<SetVector<Operation *>> getOffsetSlice(PipelinedOp loop,
 /// Why `copy` cannot be a producer of `loop` (run ahead by cp.async or
 /// through registers; empty when it can be).
 std::string whyNotProducer(const KernelPlan &plan, PipelinedOp loop,
-                                  CopyOp copy);
+                           CopyOp copy);
 /// i1, uniform over the block: every chunk `copy` moves starts 16-byte
 /// aligned in global memory in every iteration.
 Value buildChunkAlignment(KernelContext &k, OpBuilder &b, Location loc,
@@ -75,8 +75,7 @@ LogicalResult buildCpAsyncPipeline(KernelContext &k, PatternRewriter &rewriter,
                                    OpBuilder &b);
 /// Builds the register-staged version of `loop` (targets without cp.async)
 /// at `b`'s insertion point.
-LogicalResult buildRegisterPipeline(KernelContext &k,
-                                    PatternRewriter &rewriter,
+LogicalResult buildRegisterPipeline(KernelContext &k, PatternRewriter &rewriter,
                                     PipelinedOp loop, const PipelinePlan &plan,
                                     OpBuilder &b);
 

@@ -85,10 +85,10 @@ SmallVector<Value> RegisterPipelineBuilder::load(OpBuilder &b,
     auto lanesType = VectorType::get({width}, i32);
     Value lanes = arith::ConstantOp::create(
         b, loc, lanesType,
-        DenseElementsAttr::get(
-            lanesType, llvm::to_vector(llvm::map_range(
-                           llvm::seq<int64_t>(0, width),
-                           [&](int64_t i) { return APInt(32, i); }))));
+        DenseElementsAttr::get(lanesType,
+                               llvm::to_vector(llvm::map_range(
+                                   llvm::seq<int64_t>(0, width),
+                                   [&](int64_t i) { return APInt(32, i); }))));
     forEachChunk(
         k, b, loop, copy, iteration, stage, valid,
         [&](const ProducerChunk &chunk) {

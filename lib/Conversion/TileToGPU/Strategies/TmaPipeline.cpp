@@ -1,4 +1,4 @@
-//===- TmaPipeline.cpp - Pipelines filled with TMA ---------------------------===//
+//===- TmaPipeline.cpp - Pipelines filled with TMA ------------------------===//
 //
 // Part of the tile project.
 //
@@ -724,8 +724,8 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
       b.setInsertionPointToStart(&block);
     for (Value buffer : buffers) {
       SharedStorage &storage = k.shared[buffer];
-      storage.stageOffset = arith::MulIOp::create(
-          b, loc, stage, index(b, storage.stageElements));
+      storage.stageOffset =
+          arith::MulIOp::create(b, loc, stage, index(b, storage.stageElements));
     }
     k.asyncGemms.insert(inFlight.begin(), inFlight.end());
     LogicalResult status = k.lowerBlock(block, rewriter);

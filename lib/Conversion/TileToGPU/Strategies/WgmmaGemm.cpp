@@ -42,7 +42,7 @@ using namespace mlir::tile::gpu_lowering;
 /// The accumulators are valid once waited for: an empty asm that takes and
 /// returns them keeps every read after the wait.
 static SmallVector<Value> fenceAccumulators(OpBuilder &b, Location loc,
-                                           ValueRange values) {
+                                            ValueRange values) {
   int64_t n = values.size();
   std::string constraints;
   for (int64_t i = 0; i < n; ++i)
