@@ -263,14 +263,12 @@ def binary(op: str, a, b):
         name = _FLOAT_OPS.get(op)
         if name is None:
             raise error(f"operator '{op}' is not defined on {t.name} values")
-        if op in ("add", "sub", "mul"):
-            # Products and sums may fuse into fmas, as nvcc's default
-            # (-fmad=true) lets TileLang's kernels do (Triton's too).
-            return _emit(f"{{result}} = arith.{name} {x.name}, {y.name} "
-                         f"{CONTRACT} : {t.ir}", t)
     else:
         name = (_UINT_OPS if t.kind in ("uint", "bool") else _INT_OPS)[op]
-    return _emit(f"{{result}} = arith.{name} {x.name}, {y.name} : {t.ir}", t)
+    # Float products and sums may fuse into fmas, as nvcc's default
+    # (-fmad=true) lets TileLang's kernels do (Triton's too).
+    flags = f" {CONTRACT}" if t.is_float and op in ("add", "sub", "mul") else ""
+    return _emit(f"{{result}} = arith.{name} {x.name}, {y.name}{flags} : {t.ir}", t)
 
 
 def affine_form(x):
