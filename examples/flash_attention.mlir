@@ -131,7 +131,11 @@ func.func @flash_attention_d64_causal(%Q: memref<?x?x64xf16>, %K: memref<?x?x64x
   %seq = memref.dim %Q, %c1 : memref<?x?x64xf16>
   %q_blocks = arith.ceildivui %seq, %bm : index
   %kv_blocks = arith.ceildivui %seq, %bm : index
-  tile.kernel grid(%bx, %b) in (%q_blocks, %bh) threads(128) {
+  tile.kernel grid(%bx_launch, %b) in (%q_blocks, %bh) threads(128) {
+    // The heaviest query blocks (the most key blocks) launch first, so
+    // that the last blocks to run are light ones.
+    %last_q = arith.subi %q_blocks, %c1 : index
+    %bx = arith.subi %last_q, %bx_launch : index
     %q = memref.subview %Q[%b, 0, 0] [1, %seq, 64] [1, 1, 1] : memref<?x?x64xf16> to memref<?x64xf16, strided<[64, 1], offset: ?>>
     %k = memref.subview %K[%b, 0, 0] [1, %seq, 64] [1, 1, 1] : memref<?x?x64xf16> to memref<?x64xf16, strided<[64, 1], offset: ?>>
     %v = memref.subview %V[%b, 0, 0] [1, %seq, 64] [1, 1, 1] : memref<?x?x64xf16> to memref<?x64xf16, strided<[64, 1], offset: ?>>
@@ -343,7 +347,11 @@ func.func @flash_attention_d128_causal(%Q: memref<?x?x128xf16>, %K: memref<?x?x1
   %seq = memref.dim %Q, %c1 : memref<?x?x128xf16>
   %q_blocks = arith.ceildivui %seq, %bm : index
   %kv_blocks = arith.ceildivui %seq, %bn : index
-  tile.kernel grid(%bx, %b) in (%q_blocks, %bh) threads(128) {
+  tile.kernel grid(%bx_launch, %b) in (%q_blocks, %bh) threads(128) {
+    // The heaviest query blocks (the most key blocks) launch first, so
+    // that the last blocks to run are light ones.
+    %last_q = arith.subi %q_blocks, %c1 : index
+    %bx = arith.subi %last_q, %bx_launch : index
     %q = memref.subview %Q[%b, 0, 0] [1, %seq, 128] [1, 1, 1] : memref<?x?x128xf16> to memref<?x128xf16, strided<[128, 1], offset: ?>>
     %k = memref.subview %K[%b, 0, 0] [1, %seq, 128] [1, 1, 1] : memref<?x?x128xf16> to memref<?x128xf16, strided<[128, 1], offset: ?>>
     %v = memref.subview %V[%b, 0, 0] [1, %seq, 128] [1, 1, 1] : memref<?x?x128xf16> to memref<?x128xf16, strided<[128, 1], offset: ?>>

@@ -7,9 +7,12 @@
 // iteration j - 1 run right after G1 of iteration j. wait_group 1 then
 // waits for G1 alone and the softmax runs while G2 does. W, a copy of G1's
 // result into G2's A, moves to the start of the next iteration (before the
-// wait for its stage), so wait_group 0 (then stage j - 1 given back) comes
-// at the end of the body. Iteration 0 is peeled (it has no G2 to issue);
-// the last W, R and G2 and the release of G2's stage follow the loop.
+// wait for its stage); G2 of iteration j - 1 is waited for (and its stage
+// given back, from the second iteration of the loop on) at the start of
+// iteration j + 1, before W, so nothing of the body follows that wait.
+// Iteration 0 is peeled (it has no G2 to issue); after the loop come the
+// wait for the G2 in flight, the last W, R and G2 and the release of its
+// stage.
 // CHECK-LABEL: func.func @attention
 // CHECK: scf.if
 // CHECK:   nvgpu.mbarrier.try_wait.parity %[[BARRIERS:.*]][%c0], %false
@@ -18,7 +21,10 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvgpu.mbarrier.arrive
 // CHECK-NOT: arith.truncf
-// CHECK: scf.for %{{.*}} = %c1 to
+// CHECK: scf.for %{{.*}} = %c1 to {{.*}} iter_args({{.*}}, %[[PREV:.*]] = %c0, %[[HAVE:.*]] = %false)
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:   scf.if %[[HAVE]] {
+// CHECK:     nvgpu.mbarrier.arrive
 // CHECK:   arith.truncf
 // CHECK:   nvgpu.mbarrier.try_wait.parity
 // CHECK:   nvvm.wgmma.commit.group.sync.aligned
@@ -26,11 +32,12 @@
 // CHECK:   nvvm.wgmma.commit.group.sync.aligned
 // CHECK:   nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:   arith.maximumf
-// CHECK:   nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NOT: arith.truncf
+// CHECK-NOT: nvvm.wgmma.wait.group
+// CHECK-NOT: nvgpu.mbarrier.arrive
+// CHECK:   scf.yield {{.*}}, %true
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: scf.if
 // CHECK:   nvgpu.mbarrier.arrive
-// CHECK-NOT: arith.truncf
-// CHECK:   scf.yield
 // CHECK: scf.if
 // CHECK:   arith.truncf
 // CHECK:   arith.mulf

@@ -618,14 +618,25 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     carriedInit = {readStage, readPhase, writeStage, writePhase};
     loopLower = arith::AddIOp::create(b, loc, lower, step);
   }
+  // With the conversion moved (plan.deferredConvert), G2 of iteration j - 1
+  // is waited for at the start of iteration j + 1, before the conversion
+  // rewrites its A: the whole softmax in between overlaps it (ptxas moves
+  // a wait at the end of the body up into the softmax, but not across the
+  // back edge). The stage it read is given back there: carried, with
+  // whether there is one (not in the first iteration).
+  bool waitAtTop = deferred && plan.deferredConvert;
+  if (waitAtTop)
+    carriedInit.append({index(b, 0), i1(b, false)});
   auto forOp = scf::ForOp::create(
       b, loc, loopLower, upper, step, carriedInit,
       [&](OpBuilder &nb, Location l, Value, ValueRange carried) {
         auto [readStage, readPhase] = advance(nb, l, carried[0], carried[1]);
         auto [writeStage, writePhase] =
             advance(nb, l, carried[2], carried[3]);
-        scf::YieldOp::create(
-            nb, l, ValueRange{readStage, readPhase, writeStage, writePhase});
+        SmallVector<Value> next{readStage, readPhase, writeStage, writePhase};
+        if (waitAtTop)
+          next.append({carried[2], i1(nb, true)});
+        scf::YieldOp::create(nb, l, next);
       });
   OpBuilder::InsertionGuard guard(b);
   Operation *end = forOp.getBody()->getTerminator();
@@ -735,12 +746,24 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     return status;
   };
 
+  // Waits for the deferred gemm in flight and gives back its stage
+  // `stage` where `valid` holds.
+  auto releaseLastGemm = [&](OpBuilder &rb, Value stage, Value valid) {
+    waitForWgmma(rb, loc, 0,
+                 *k.getFragment(cast<GemmOp>(plan.deferredGemm).getC()));
+    scf::IfOp::create(rb, loc, valid, [&](OpBuilder &then, Location l) {
+      release(then, stage);
+      scf::YieldOp::create(then, l);
+    });
+  };
   // The last iteration's G2 follows the loop (cloned before the body
   // moves into it).
   scf::IfOp lastIf;
   if (deferred) {
     OpBuilder::InsertionGuard afterLoop(b);
     b.setInsertionPointAfter(forOp);
+    if (waitAtTop)
+      releaseLastGemm(b, forOp.getResult(4), forOp.getResult(5));
     lastIf = scf::IfOp::create(b, loc, ran, /*withElseRegion=*/false);
     b.setInsertionPoint(lastIf.thenBlock()->getTerminator());
     IRMapping mapping;
@@ -778,9 +801,14 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
       plan.deferredConvert->moveBefore(&forOp.getBody()->front());
     b.setInsertionPointAfter(issue);
     waitForWgmma(b, loc, 1, *k.getFragment(first.getC()));
-    b.setInsertionPoint(plan.deferredWait ? plan.deferredWait : bodyEnd);
-    waitForWgmma(b, loc, 0, *k.getFragment(last.getC()));
-    release(b, writeStage);
+    if (waitAtTop) {
+      b.setInsertionPoint(plan.deferredConvert);
+      releaseLastGemm(b, forOp.getRegionIterArg(4), forOp.getRegionIterArg(5));
+    } else {
+      b.setInsertionPoint(plan.deferredWait ? plan.deferredWait : bodyEnd);
+      waitForWgmma(b, loc, 0, *k.getFragment(last.getC()));
+      release(b, writeStage);
+    }
     if (failed(lowerAt(*issueBlock, writeStage, {last})) ||
         failed(lowerAt(*peeled, peelStage, {})))
       return failure();
