@@ -120,8 +120,9 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
     info.vendor = Vendor::AMD;
     info.version = version;
     info.warpSize = version >= 1000 ? 32 : 64;
-    info.sharedMemoryBytes = 64 * 1024;
-    // CDNA2/3 give a wave 512 VGPRs (256 arch + 256 accumulation).
+    // LDS per workgroup: 64 KiB, except CDNA4's (gfx950) 160 KiB.
+    info.sharedMemoryBytes = (version == 950 ? 160 : 64) * 1024;
+    // CDNA2-4 give a wave 512 VGPRs (256 arch + 256 accumulation).
     info.registersPerThread = version >= 908 && version < 1000 ? 512 : 256;
     if (version >= 908 && version < 1000)
       set(Feature::Mfma);
@@ -169,5 +170,5 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
 
 StringRef mlir::tile::getKnownChips() {
   return "sm_70 .. sm_120 (sm_90a for Hopper features), gfx9xx (gfx90a, "
-         "gfx942), gfx10xx-gfx12xx, host";
+         "gfx942, gfx950), gfx10xx-gfx12xx, host";
 }

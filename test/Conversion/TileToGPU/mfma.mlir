@@ -1,4 +1,5 @@
 // RUN: tile-opt %s --tile-attach-target=chip=gfx942 --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse --split-input-file | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target=chip=gfx950 --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=GFX950
 
 // On CDNA a gemm runs on a 64-lane wave as amdgpu.mfma 16x16x16: lane l
 // takes A[l % 16][4 (l / 16) + v] and B[4 (l / 16) + v][l % 16] for v < 4
@@ -45,6 +46,54 @@ func.func @mfma_nt(%A: memref<16x16xf16>, %B: memref<16x16xf16>) {
     %b = tile.alloc_shared : memref<16x16xf16, #gpu.address_space<workgroup>>
     %c = tile.fragment : !tile.fragment<16x16xf32>
     tile.gemm %a, %b, %c transpose_b : memref<16x16xf16, #gpu.address_space<workgroup>>, memref<16x16xf16, #gpu.address_space<workgroup>>, !tile.fragment<16x16xf32>
+  }
+  return
+}
+
+// -----
+
+// fp8 -> f32 is MFMA 16x16x32 where the chip's instructions take the fp8
+// family: OCP's (f8E4M3FN is fp8, f8E5M2 bf8; A and B may differ) on gfx950,
+// eight K-consecutive elements per lane in one LDS read (A as M x K, B as
+// N x K), the vectors of their own element types. gfx942's fp8 MFMA takes
+// the FNUZ types only: there OCP fp8 is extended to f32 for FMAs.
+// CHECK-LABEL: func.func @mfma_fp8_ocp
+// CHECK-NOT: amdgpu.mfma
+// CHECK: arith.extf %{{.*}} : f8E4M3FN to f32
+// CHECK: math.fma
+// CHECK-NOT: amdgpu.mfma
+// GFX950-LABEL: func.func @mfma_fp8_ocp
+// GFX950: %[[A:.*]] = vector.load %view[%{{.*}}] : memref<512xf8E4M3FN, #gpu.address_space<workgroup>>, vector<8xf8E4M3FN>
+// GFX950: %[[B:.*]] = vector.load %view_0[%{{.*}}] : memref<512xf8E5M2, #gpu.address_space<workgroup>>, vector<8xf8E5M2>
+// GFX950: %[[C:.*]] = vector.from_elements {{.*}} : vector<4xf32>
+// GFX950: amdgpu.mfma 16x16x32 %[[A]] * %[[B]] + %[[C]] {{.*}} : vector<8xf8E4M3FN>, vector<8xf8E5M2>, vector<4xf32>
+// GFX950-NOT: amdgpu.mfma
+// GFX950-NOT: math.fma
+func.func @mfma_fp8_ocp(%A: memref<16x32xf8E4M3FN>, %B: memref<16x32xf8E5M2>) {
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %a = tile.alloc_shared : memref<16x32xf8E4M3FN, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared : memref<16x32xf8E5M2, #gpu.address_space<workgroup>>
+    %c = tile.fragment : !tile.fragment<16x16xf32>
+    tile.gemm %a, %b, %c transpose_b : memref<16x32xf8E4M3FN, #gpu.address_space<workgroup>>, memref<16x32xf8E5M2, #gpu.address_space<workgroup>>, !tile.fragment<16x16xf32>
+  }
+  return
+}
+
+// -----
+
+// The FNUZ types the other way round: MFMA on gfx942, FMAs on gfx950.
+// CHECK-LABEL: func.func @mfma_fp8_fnuz
+// CHECK: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E5M2FNUZ>, vector<4xf32>
+// GFX950-LABEL: func.func @mfma_fp8_fnuz
+// GFX950-NOT: amdgpu.mfma
+// GFX950: math.fma
+// GFX950-NOT: amdgpu.mfma
+func.func @mfma_fp8_fnuz(%A: memref<16x32xf8E4M3FNUZ>, %B: memref<16x32xf8E5M2FNUZ>) {
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %a = tile.alloc_shared : memref<16x32xf8E4M3FNUZ, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared : memref<16x32xf8E5M2FNUZ, #gpu.address_space<workgroup>>
+    %c = tile.fragment : !tile.fragment<16x16xf32>
+    tile.gemm %a, %b, %c transpose_b : memref<16x32xf8E4M3FNUZ, #gpu.address_space<workgroup>>, memref<16x32xf8E5M2FNUZ, #gpu.address_space<workgroup>>, !tile.fragment<16x16xf32>
   }
   return
 }

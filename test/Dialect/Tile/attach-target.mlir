@@ -10,7 +10,7 @@
 // tile-attach-target sets the module's target, replacing one it had.
 // CHECK: module attributes {tile.target = #tile.target<"sm_90a">}
 // RESTRICTED: module attributes {tile.target = #tile.target<"sm_90a", features = ["cp.async", "ldmatrix", "mma.sync"]>}
-// CHIP: error: unknown chip 'sm_5'; expected one of sm_70 .. sm_120 (sm_90a for Hopper features), gfx9xx (gfx90a, gfx942), gfx10xx-gfx12xx, host
+// CHIP: error: unknown chip 'sm_5'; expected one of sm_70 .. sm_120 (sm_90a for Hopper features), gfx9xx (gfx90a, gfx942, gfx950), gfx10xx-gfx12xx, host
 // UNKNOWN: error: unknown feature 'dma'; expected cp.async, ldmatrix, mma.sync, tma, wgmma, mfma, warp-specialize or tma-multicast
 // MISSING: error: feature 'wgmma' does not exist on sm_80
 // TMA pipelines are on by default on sm_90a only; other sm_90+ chips may

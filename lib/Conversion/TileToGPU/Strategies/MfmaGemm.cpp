@@ -7,12 +7,15 @@
 // Each 64-lane wave repeats its MFMA over its share of C (the GemmPlan's
 // tiling): v_mfma_f32_16x16x16{f16,bf16}, for i8 -> i32
 // v_mfma_i32_16x16x16i8 (CDNA2) / v_mfma_i32_16x16x32_i8 (CDNA3), and for
-// FNUZ fp8 -> f32 on gfx942 v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} (A and
-// B each f8E4M3FNUZ, fp8, or f8E5M2FNUZ, bf8). Per K
-// step, A and B are gathered into four (eight) elements per lane (from
-// registers, or from LDS through the operand's layout), the four
-// accumulator slots of the lane's tile go in as a vector<4xf32|i32>, and
-// `amdgpu.mfma` accumulates.
+// fp8 -> f32 v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8}: on gfx942 with the FNUZ
+// types (A and B each f8E4M3FNUZ, fp8, or f8E5M2FNUZ, bf8), on gfx950 with
+// OCP's (f8E4M3FN, fp8, or f8E5M2, bf8). Per K step, A and B are gathered
+// into four (eight) elements per lane (from registers, or from LDS through
+// the operand's layout), the four accumulator slots of the lane's tile go in
+// as a vector<4xf32|i32>, and `amdgpu.mfma` accumulates. The operand vectors
+// keep their element type (vector<8xf8E4M3FN>, ...): `amdgpu.mfma` picks the
+// instruction from the types and the chipset, and its lowering packs eight
+// 8-bit elements into the i64 the intrinsic takes.
 //
 //===----------------------------------------------------------------------===//
 

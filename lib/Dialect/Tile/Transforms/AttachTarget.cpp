@@ -37,8 +37,9 @@ struct TileAttachTargetPass
         module.emitError() << "chip '" << chip << "' is not "
                            << (vendor == "amd" ? "an AMD" : "an NVIDIA")
                            << " GPU; this pipeline compiles for "
-                           << (vendor == "amd" ? "gfx9xx (gfx90a, gfx942)"
-                                               : "sm_70 .. sm_120")
+                           << (vendor == "amd"
+                                   ? "gfx9xx (gfx90a, gfx942, gfx950)"
+                                   : "sm_70 .. sm_120")
                            << " chips";
         return signalPassFailure();
       }

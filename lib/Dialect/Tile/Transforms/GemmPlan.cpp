@@ -270,17 +270,24 @@ static std::optional<GemmPlan> planWgmma(GemmOp op, const TargetInfo &target,
   return plan;
 }
 
-/// Whether `target` multiplies fp8 A and B into an f32 C with MFMA: gfx942
-/// (CDNA3) has v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} for the FNUZ types
-/// (e4m3 is fp8, e5m2 bf8; A and B may differ). Its successor gfx950 takes
-/// OCP's fp8 there instead, and gfx90a has none: their fp8 gemms, and OCP
-/// fp8 on gfx942, are FMA.
-static bool hasFnuzFp8Mfma(Type a, Type b, Type c, const TargetInfo &target) {
+/// Whether `target` multiplies fp8 A and B into an f32 C with MFMA
+/// (v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8}; e4m3 is fp8, e5m2 bf8, and A
+/// and B may differ). Each chip takes one fp8 family there: gfx942 (CDNA3)
+/// the FNUZ types, gfx950 (CDNA4) OCP's (f8E4M3FN, f8E5M2). The other
+/// family on either chip (OCP on gfx942, FNUZ on gfx950), and any fp8 on
+/// gfx90a, which has no fp8 MFMA, are FMA.
+static bool hasFp8Mfma(Type a, Type b, Type c, const TargetInfo &target) {
   auto isFnuz = [](Type t) {
     return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t);
   };
-  return target.hasMfma() && target.version == 942 && isFnuz(a) &&
-         isFnuz(b) && c.isF32();
+  auto isOcp = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (!target.hasMfma() || !c.isF32())
+    return false;
+  if (target.version == 942)
+    return isFnuz(a) && isFnuz(b);
+  if (target.version == 950)
+    return isOcp(a) && isOcp(b);
+  return false;
 }
 
 FailureOr<GemmPlan> mlir::tile::planGemm(GemmOp op, const TargetInfo &target,
@@ -307,11 +314,11 @@ FailureOr<GemmPlan> mlir::tile::planGemm(GemmOp op, const TargetInfo &target,
              ((a == b && (((a.isF16() || a.isBF16()) && c.isF32()) ||
                           (a.isSignlessInteger(8) &&
                            c.isSignlessInteger(32)))) ||
-              hasFnuzFp8Mfma(a, b, c, target))) {
-    // CDNA3 replaced the i8 16x16x16 MFMA with 16x16x32, and has fp8 only
-    // as 16x16x32 (eight per lane, like i8).
+              hasFp8Mfma(a, b, c, target))) {
+    // CDNA3 replaced the i8 16x16x16 MFMA with 16x16x32; fp8 (CDNA3's FNUZ,
+    // CDNA4's OCP) runs as 16x16x32 too (eight per lane, like i8).
     bool k32 = (a.isSignlessInteger(8) && target.version >= 940) ||
-               hasFnuzFp8Mfma(a, b, c, target);
+               hasFp8Mfma(a, b, c, target);
     atom = k32 ? getMfma16x16x32Atom() : getMfma16x16x16Atom();
     instruction = GemmInstruction::Mfma;
     name = k32 ? "mfma 16x16x32" : "mfma 16x16x16";
