@@ -66,7 +66,8 @@ struct GemmOpLowering : public TileOpLowering<GemmOp> {
     GemmOperand a = operand(op.getA(), op.getTransposeA());
     GemmOperand b = operand(op.getB(), op.getTransposeB());
 
-    if (op.getClearAccum()) {
+    // wgmma clears the accumulator itself (its first k-step ignores it).
+    if (op.getClearAccum() && plan.instruction != GemmInstruction::Wgmma) {
       Type type = c.type.getElementType();
       Value zero = arith::ConstantOp::create(rewriter, loc, type,
                                              rewriter.getZeroAttr(type));

@@ -138,9 +138,12 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
   for (GemmOp gemm : gemms) {
     auto c = cast<FragmentType>(gemm.getC().getType());
     if (plan.gemms.find(gemm)->second.instruction != GemmInstruction::Wgmma ||
-        !c.getElementType().isF32() || gemm.getClearAccum())
+        !c.getElementType().isF32())
       return;
   }
+  // G2 accumulates across iterations; G1 may start from zero.
+  if (last.getClearAccum())
+    return;
   if (!llvm::any_of(pipeline.producers,
                     [&](CopyOp copy) { return copy.getDest() == last.getB(); }))
     return;

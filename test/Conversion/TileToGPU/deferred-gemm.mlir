@@ -85,6 +85,54 @@ func.func @attention(%Q: memref<?x64xf16>, %K: memref<?x64xf16>, %V: memref<?x64
 
 // -----
 
+// The first gemm may clear its accumulator (clear_accum: wgmma's scale-d
+// flag); the second accumulates across iterations and is still deferred.
+// CHECK-LABEL: func.func @attention_clear_accum
+// CHECK: scf.for
+// CHECK:   %c0_i32 :
+// CHECK:   nvvm.wgmma.commit.group.sync.aligned
+// CHECK:   nvvm.wgmma.commit.group.sync.aligned
+// CHECK:   nvvm.wgmma.wait.group.sync.aligned 1
+func.func @attention_clear_accum(%Q: memref<?x64xf16>, %K: memref<?x64xf16>, %V: memref<?x64xf16>, %O: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %seq = memref.dim %Q, %c0 : memref<?x64xf16>
+  %blocks = arith.ceildivui %seq, %c128 : index
+  tile.kernel grid(%bx) in (%blocks) threads(256) {
+    %Qs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Ks = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %Vs = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.fragment : !tile.fragment<128x128xf32>
+    %P = tile.fragment : !tile.fragment<128x128xf16>
+    %acc = tile.fragment : !tile.fragment<128x64xf32>
+    %m = tile.fragment : !tile.fragment<128xf32>
+    %q0 = arith.muli %bx, %c128 : index
+    tile.copy %Q[%q0, 0] -> %Qs : memref<?x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+    tile.fill %acc, %zero : !tile.fragment<128x64xf32>
+    tile.pipelined %j = %c0 to %blocks step %c1 stages(3) {
+      %k0 = arith.muli %j, %c128 : index
+      tile.copy %K[%k0, 0] -> %Ks : memref<?x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %V[%k0, 0] -> %Vs : memref<?x64xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %Qs, %Ks, %S transpose_b clear_accum policy full_row : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+      tile.reduce max %S -> %m dim 1 : !tile.fragment<128x128xf32>, !tile.fragment<128xf32>
+      tile.copy %S -> %P : !tile.fragment<128x128xf32>, !tile.fragment<128x128xf16>
+      tile.parallel (%r, %c) in (128, 64) {
+        %x = tile.load %acc[%r, %c] : !tile.fragment<128x64xf32>
+        %a = tile.load %m[%r] : !tile.fragment<128xf32>
+        %y = arith.mulf %x, %a : f32
+        tile.store %y, %acc[%r, %c] : !tile.fragment<128x64xf32>
+      }
+      tile.gemm %P, %Vs, %acc policy full_row : !tile.fragment<128x128xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x64xf32>
+    }
+    tile.copy %acc -> %O[%q0, 0] : !tile.fragment<128x64xf32>, memref<?x64xf32>
+  }
+  return
+}
+
+// -----
+
 // With two stages the stage would come back too late for the producer:
 // the gemms are issued and waited for in their own iteration.
 // CHECK-LABEL: func.func @two_stages

@@ -308,6 +308,7 @@ func.func @nt_f32_tf32(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?x
 
 func.func @chained(%Q: memref<64x64xf16>, %K: memref<64x64xf16>, %V: memref<64x64xf16>, %O: memref<64x64xf32>) {
   %zero = arith.constant 0.0 : f32
+  %seven = arith.constant 7.0 : f32
   tile.kernel grid(%bx) in (1) threads(128) {
     %Qs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
     %Ks = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
@@ -318,6 +319,8 @@ func.func @chained(%Q: memref<64x64xf16>, %K: memref<64x64xf16>, %V: memref<64x6
     tile.copy %Q[0, 0] -> %Qs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
     tile.copy %K[0, 0] -> %Ks : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
     tile.copy %V[0, 0] -> %Vs : memref<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+    // clear_accum: what S held before does not count.
+    tile.fill %S, %seven : !tile.fragment<64x64xf32>
     tile.gemm %Qs, %Ks, %S transpose_b clear_accum policy full_row : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
     tile.copy %S -> %P : !tile.fragment<64x64xf32>, !tile.fragment<64x64xf16>
     tile.fill %O_acc, %zero : !tile.fragment<64x64xf32>

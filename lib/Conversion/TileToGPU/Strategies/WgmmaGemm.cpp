@@ -132,7 +132,9 @@ private:
   /// `base` advanced by `bytes` (a multiple of 16).
   Value advance(Value base, int64_t bytes);
   /// Issues one instruction; returns the new accumulator struct.
-  Value mma(Value acc, ValueRange aOperand, Value descB);
+  /// One wgmma: acc + A x B, or A x B alone without `accumulate` (the
+  /// scale-d flag: the accumulator's input is not read).
+  Value mma(Value acc, ValueRange aOperand, Value descB, bool accumulate);
 
   Value i64(int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
@@ -183,7 +185,8 @@ Value WgmmaLowering::advance(Value base, int64_t bytes) {
   return arith::AddIOp::create(b, loc, base, i64(bytes >> 4));
 }
 
-Value WgmmaLowering::mma(Value acc, ValueRange aOperand, Value descB) {
+Value WgmmaLowering::mma(Value acc, ValueRange aOperand, Value descB,
+                         bool accumulate) {
   int64_t n = plan.atomN, regs = n / 2;
   Type aType = a.elementType, bType = bOperand.elementType;
   bool sixteenBit = aType.getIntOrFloatBitWidth() == 16;
@@ -229,7 +232,7 @@ Value WgmmaLowering::mma(Value acc, ValueRange aOperand, Value descB) {
   operands.append(aOperand.begin(), aOperand.end());
   operands.push_back(descB);
   operands.push_back(
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1));
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), accumulate));
   return LLVM::InlineAsmOp::create(
              b, loc, acc.getType(), operands, asmText, constraints,
              /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -289,10 +292,13 @@ LogicalResult WgmmaLowering::run() {
   for (int64_t mi = 0; mi < plan.repeatsM; ++mi) {
     for (int64_t ni = 0; ni < plan.repeatsN; ++ni) {
       int64_t slotBase = (mi * plan.repeatsN + ni) * regs;
+      // With clear_accum the first k-step does not read the accumulator
+      // (scale-d 0): nothing initializes it.
       Value acc = LLVM::PoisonOp::create(b, loc, accType);
-      for (int64_t r = 0; r < regs; ++r)
-        acc = LLVM::InsertValueOp::create(
-            b, loc, acc, loadFragmentSlot(b, loc, c, slotBase + r), r);
+      if (!op.getClearAccum())
+        for (int64_t r = 0; r < regs; ++r)
+          acc = LLVM::InsertValueOp::create(
+              b, loc, acc, loadFragmentSlot(b, loc, c, slotBase + r), r);
       for (int64_t ki = 0; ki < plan.repeatsK; ++ki) {
         int64_t k0 = ki * plan.atomK;
         SmallVector<Value> aOperand;
@@ -302,7 +308,7 @@ LogicalResult WgmmaLowering::run() {
         else
           aOperand = aRegisters(mi, ki);
         Value descB = advance(bBase, bDesc.offset(ni * plan.atomN, k0));
-        acc = mma(acc, aOperand, descB);
+        acc = mma(acc, aOperand, descB, ki != 0 || !op.getClearAccum());
       }
       results.push_back({slotBase, acc});
     }
