@@ -90,9 +90,6 @@ struct PipelinePlan {
   /// at the end of the body and nothing after the wait rewrites the
   /// registers that gemm reads (ptxas would hoist the wait with it).
   Operation *deferredConvert = nullptr;
-  /// With a deferred gemm and several consumer warpgroups: they take turns
-  /// issuing their gemms (FlashAttention-3's ping-pong).
-  bool pingPong = false;
 };
 
 class KernelPlan {

@@ -229,8 +229,6 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
     pipeline.deferredConvert = copy;
     wait = nullptr;
   }
-  // Several consumer warpgroups take turns at the tensor cores.
-  pipeline.pingPong = plan.threads / 128 > 1;
   pipeline.deferredWith = std::move(with);
   pipeline.deferredGemm = last;
   pipeline.deferredAfter = first;

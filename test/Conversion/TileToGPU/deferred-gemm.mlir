@@ -12,25 +12,13 @@
 // iteration j + 1, before W, so nothing of the body follows that wait.
 // Iteration 0 is peeled (it has no G2 to issue); after the loop come the
 // wait for the G2 in flight, the last W, R and G2 and the release of its
-// stage. The two consumer warpgroups take turns issuing their gemms
-// (PipelinePlan::pingPong): warpgroup w waits on named barrier 2 + w
-// before G1 and arrives on the other's after G2 (in the peel: after G1);
-// the second one opens the first turn, the first one takes the turn left
-// after the loop.
+// stage.
 // CHECK-LABEL: func.func @attention
-// CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c128 : index
-// CHECK: %[[MINE:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
-// CHECK: %[[NEXT:.*]] = arith.addi %{{.*}}, %c2_i32 : i32
 // CHECK: scf.if
-// CHECK:   %[[SECOND:.*]] = arith.cmpi eq, %[[GROUP]], %c1 : index
-// CHECK:   scf.if %[[SECOND]] {
-// CHECK-NEXT: nvvm.barrier.arrive id = %c2_i32 number_of_threads = %c256_i32
 // CHECK:   nvgpu.mbarrier.try_wait.parity %[[BARRIERS:.*]][%c0], %false
 // CHECK-NOT: arith.truncf
-// CHECK:   nvvm.barrier id = %[[MINE]] number_of_threads = %c256_i32
 // CHECK:   nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:   nvvm.barrier.arrive id = %[[NEXT]] number_of_threads = %c256_i32
 // CHECK-NOT: nvgpu.mbarrier.arrive
 // CHECK-NOT: arith.truncf
 // CHECK: scf.for %{{.*}} = %c1 to {{.*}} iter_args({{.*}}, %[[PREV:.*]] = %c0, %[[HAVE:.*]] = %false)
@@ -39,13 +27,10 @@
 // CHECK:     nvgpu.mbarrier.arrive
 // CHECK:   arith.truncf
 // CHECK:   nvgpu.mbarrier.try_wait.parity
-// CHECK:   nvvm.barrier id = %[[MINE]] number_of_threads = %c256_i32
 // CHECK:   nvvm.wgmma.commit.group.sync.aligned
 // CHECK:   arith.mulf
 // CHECK:   nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NOT: nvvm.wgmma
-// CHECK:   nvvm.barrier.arrive id = %[[NEXT]] number_of_threads = %c256_i32
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:   nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:   arith.maximumf
 // CHECK-NOT: nvvm.wgmma.wait.group
 // CHECK-NOT: nvgpu.mbarrier.arrive
@@ -54,9 +39,6 @@
 // CHECK: scf.if
 // CHECK:   nvgpu.mbarrier.arrive
 // CHECK: scf.if
-// CHECK:   %[[FIRST:.*]] = arith.cmpi eq, %[[GROUP]], %c0 : index
-// CHECK:   scf.if %[[FIRST]] {
-// CHECK-NEXT: nvvm.barrier id = %c2_i32 number_of_threads = %c256_i32
 // CHECK:   arith.truncf
 // CHECK:   arith.mulf
 // CHECK:   nvvm.wgmma.commit.group.sync.aligned

@@ -590,55 +590,6 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   // iteration j, so iteration 0 (which has no G2 to issue) is peeled: it
   // runs before the loop, without G2, and the loop starts at iteration 1.
   bool deferred = specialized && plan.deferredGemm;
-  // FlashAttention-3's warpgroup ping-pong (plan.pingPong): the consumer
-  // warpgroups take turns at the tensor cores. Warpgroup w waits on named
-  // barrier kFirstTurn + w before issuing its gemms and then passes the turn
-  // to the next one, so one warpgroup's softmax runs while the next one's
-  // gemms do. The last warpgroup opens the first turn, and the first one
-  // takes the turn left over after the loop.
-  constexpr int64_t kFirstTurn = 2; // 0: the whole block, 1: the consumers
-  int64_t groups = k.threads / 128;
-  bool pingPong = deferred && plan.pingPong && groups > 1;
-  Value group, myTurn, nextTurn;
-  auto turn = [&](OpBuilder &tb, Value id, bool wait) -> Operation * {
-    Value count = arith::ConstantIntOp::create(tb, loc, tb.getI32Type(), 256);
-    if (wait)
-      return NVVM::BarrierOp::create(tb, loc, TypeRange{}, id, count,
-                                     /*reductionOp=*/{},
-                                     /*reductionPredicate=*/Value());
-    return NVVM::BarrierArriveOp::create(tb, loc, id, count);
-  };
-  // Only warpgroup `which` passes turn `id` (waits on it with `wait`).
-  auto turnIf = [&](OpBuilder &tb, int64_t which, int64_t id, bool wait) {
-    Value is = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::eq, group,
-                                     index(tb, which));
-    scf::IfOp::create(tb, loc, is, [&](OpBuilder &then, Location l) {
-      turn(then, arith::ConstantIntOp::create(then, l, then.getI32Type(), id),
-           wait);
-      scf::YieldOp::create(then, l);
-    });
-  };
-  if (pingPong) {
-    Type i32 = b.getI32Type();
-    group = arith::DivUIOp::create(b, loc, k.threadId, index(b, 128));
-    Value group32 = arith::IndexCastOp::create(b, loc, i32, group);
-    Value first32 = arith::ConstantIntOp::create(b, loc, i32, kFirstTurn);
-    myTurn = arith::AddIOp::create(b, loc, first32, group32);
-    Value next = arith::RemUIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, group32,
-                              arith::ConstantIntOp::create(b, loc, i32, 1)),
-        arith::ConstantIntOp::create(b, loc, i32, groups));
-    nextTurn = arith::AddIOp::create(b, loc, first32, next);
-  }
-  // A turn around the gemms from `first` to `last` (ops of one block);
-  // returns where it ends.
-  auto takeTurn = [&](Operation *first, Operation *last) {
-    OpBuilder tb(first);
-    turn(tb, myTurn, /*wait=*/true);
-    tb.setInsertionPointAfter(last);
-    return turn(tb, nextTurn, /*wait=*/false);
-  };
   Value ran, peelStage;
   Block *peeled = nullptr;
   if (deferred) {
@@ -647,8 +598,6 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     auto peel = scf::IfOp::create(b, loc, ran, /*withElseRegion=*/false);
     OpBuilder pb(peel.thenBlock()->getTerminator());
     peelStage = index(pb, 0);
-    if (pingPong)
-      turnIf(pb, groups - 1, kFirstTurn, /*wait=*/false);
     waitFull(pb, carriedInit[1], carriedInit[0]);
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), lower);
@@ -659,10 +608,6 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
           (copy && llvm::is_contained(plan.producers, copy)))
         continue;
       pb.clone(op, mapping);
-    }
-    if (pingPong) {
-      Operation *g1 = mapping.lookup(plan.deferredAfter);
-      takeTurn(g1, g1);
     }
     k.recordClones(mapping);
     peeled = peel.thenBlock();
@@ -821,8 +766,6 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
       releaseLastGemm(b, forOp.getResult(4), forOp.getResult(5));
     lastIf = scf::IfOp::create(b, loc, ran, /*withElseRegion=*/false);
     b.setInsertionPoint(lastIf.thenBlock()->getTerminator());
-    if (pingPong)
-      turnIf(b, 0, kFirstTurn, /*wait=*/true);
     IRMapping mapping;
     if (plan.deferredConvert)
       b.clone(*plan.deferredConvert, mapping);
@@ -856,8 +799,7 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     // Before the wait for the stage: the conversion overlaps it.
     if (plan.deferredConvert)
       plan.deferredConvert->moveBefore(&forOp.getBody()->front());
-    b.setInsertionPointAfter(pingPong ? takeTurn(first, issue)
-                                      : issue.getOperation());
+    b.setInsertionPointAfter(issue);
     waitForWgmma(b, loc, 1, *k.getFragment(first.getC()));
     if (waitAtTop) {
       b.setInsertionPoint(plan.deferredConvert);
