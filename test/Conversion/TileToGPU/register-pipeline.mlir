@@ -8,18 +8,28 @@
 // next one's 16-byte chunks (a masked load where a chunk crosses the
 // tensor's edge), runs the body on one stage, stores the chunks into the
 // other and ends with the one barrier; the stages swap. Otherwise the loop
-// runs as written.
+// runs as written. On AMD whole chunks and empty ones (past the edge or the
+// last iteration) load through a buffer resource of the tensor: an empty
+// one reads at row dim(0), past the buffer's end, which returns zeros.
 // CHECK-LABEL: func.func @gemm
 // CHECK: dynamic_shared_memory_size %c16384_i32
 // CHECK: scf.if
 // CHECK:   gpu.barrier
-// CHECK:   vector.load %arg0{{.*}} : memref<100x72xf16>, vector<8xf16>
-// CHECK:   vector.maskedload %arg0
+// CHECK:   %[[A:.*]] = amdgpu.fat_raw_buffer_cast %arg0 resetOffset : memref<100x72xf16> to memref<100x72xf16, #amdgpu.address_space<fat_raw_buffer>>
+// CHECK:   %[[WHOLE:.*]] = arith.cmpi eq, %[[COUNT:.*]], %c8 : index
+// CHECK:   %[[EMPTY:.*]] = arith.cmpi eq, %[[COUNT]], %c0 : index
+// CHECK:   %[[FAST:.*]] = arith.ori %[[WHOLE]], %[[EMPTY]] : i1
+// CHECK:   scf.if %[[FAST]]
+// CHECK:     %[[ROW:.*]] = arith.select %[[WHOLE]], %{{.*}}, %c100 : index
+// CHECK:     vector.load %[[A]][%[[ROW]], %{{.*}}] {{.*}} : memref<100x72xf16, #amdgpu.address_space<fat_raw_buffer>>, vector<8xf16>
+// CHECK:   } else {
+// CHECK:     vector.maskedload %arg0
+// CHECK:   %[[B:.*]] = amdgpu.fat_raw_buffer_cast %arg1 resetOffset
 // CHECK:   vector.store {{.*}} : memref<4096xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK:   gpu.barrier
 // CHECK:   scf.for {{.*}} iter_args(%[[READ:.*]] = %c0, %[[WRITE:.*]] = %c1) -> (index, index)
-// CHECK:     vector.load %arg0
-// CHECK:     vector.load %arg1
+// CHECK:     vector.load %[[A]]
+// CHECK:     vector.load %[[B]]
 // CHECK-NOT: gpu.barrier
 // CHECK:     amdgpu.mfma
 // CHECK-NOT: gpu.barrier
@@ -33,6 +43,7 @@
 // CHECK:   amdgpu.mfma
 // NVIDIA-LABEL: func.func @gemm
 // NVIDIA-NOT: nvgpu.device_async_copy
+// NVIDIA-NOT: amdgpu.fat_raw_buffer_cast
 // NVIDIA: scf.for {{.*}} iter_args
 // NVIDIA: vector.load %arg0
 // NVIDIA: nvgpu.mma.sync

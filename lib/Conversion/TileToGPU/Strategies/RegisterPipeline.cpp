@@ -18,7 +18,9 @@
 // per iteration suffices: it publishes stage (j + 1) % 2, and ends every
 // read of stage j % 2 before iteration j + 1 overwrites it. Threads move
 // the 16-byte chunks the cp.async pipeline moves (forEachChunk), as vector
-// loads; the part of a chunk past the tensor's edge reads as zeros. The
+// loads; the part of a chunk past the tensor's edge reads as zeros (on AMD
+// whole and empty chunks load through a buffer resource, whose reads past
+// the tensor's end return zeros without a mask). The
 // same run-time alignment test as cp.async's picks between this loop and
 // the loop as written. (On gfx9 global loads complete in order: a global
 // load in the body also waits for the prefetch issued before it.)
@@ -27,7 +29,9 @@
 
 #include "PipelineStrategies.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -89,17 +93,46 @@ SmallVector<Value> RegisterPipelineBuilder::load(OpBuilder &b,
                                llvm::to_vector(llvm::map_range(
                                    llvm::seq<int64_t>(0, width),
                                    [&](int64_t i) { return APInt(32, i); }))));
+    // AMD: whole chunks and empty ones (rows past the edge, iterations past
+    // the end) load through a buffer resource describing the tensor, whose
+    // reads past its end return zeros: an empty chunk reads at row
+    // dim(0), past the end, and needs no mask.
+    Value buffer;
+    if (k.target.isAMD())
+      buffer = amdgpu::FatRawBufferCastOp::create(
+          b, loc, global, /*validBytes=*/Value(),
+          /*cacheSwizzleStride=*/Value(), /*boundsCheck=*/true,
+          /*resetOffset=*/true);
     forEachChunk(
         k, b, loop, copy, iteration, stage, valid,
         [&](const ProducerChunk &chunk) {
           Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                               chunk.count,
                                               k.constant(b, loc, width));
+          Value fast = whole;
+          if (buffer)
+            fast = arith::OrIOp::create(
+                b, loc, whole,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      chunk.count, k.constant(b, loc, 0)));
           auto ifOp = scf::IfOp::create(
-              b, loc, whole,
+              b, loc, fast,
               [&](OpBuilder &then, Location l) {
+                if (!buffer) {
+                  scf::YieldOp::create(
+                      then, l,
+                      vectorLoad(then, l, vectorType, global, chunk.at));
+                  return;
+                }
+                SmallVector<Value> at(chunk.at);
+                at.front() = arith::SelectOp::create(
+                    then, l, whole, at.front(),
+                    memref::DimOp::create(then, l, global, 0));
+                for (Value &index : llvm::drop_begin(at))
+                  index = arith::SelectOp::create(then, l, whole, index,
+                                                  k.constant(then, l, 0));
                 scf::YieldOp::create(
-                    then, l, vectorLoad(then, l, vectorType, global, chunk.at));
+                    then, l, vectorLoad(then, l, vectorType, buffer, at));
               },
               [&](OpBuilder &otherwise, Location l) {
                 // Part of the chunk, or none of it: a masked load from an
