@@ -76,6 +76,45 @@ func.func @gemm(%A: memref<100x72xf16>, %B: memref<72x40xf16>, %C: memref<100x40
 
 // -----
 
+// A tensor of dynamic size loads through its buffer resource only while
+// its extent fits the resource's 32-bit offsets (2^30 f16 elements);
+// otherwise whole chunks load as on other targets.
+// CHECK-LABEL: func.func @gemm_dynamic
+// CHECK: memref.extract_strided_metadata %arg0
+// CHECK: %[[A:.*]] = amdgpu.fat_raw_buffer_cast %arg0 resetOffset
+// CHECK: %[[FITS:.*]] = arith.cmpi ult, %{{.*}}, %c1073741824 : index
+// CHECK: scf.if
+// CHECK:   scf.if %[[FITS]] -> (vector<8xf16>) {
+// CHECK:     vector.load %[[A]]
+// CHECK:   } else {
+// CHECK:     vector.load %arg0
+func.func @gemm_dynamic(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %k = memref.dim %A, %c1 : memref<?x?xf16>
+  %kb_end = arith.ceildivui %k, %c32 : index
+  tile.kernel grid(%bx, %by) in (2, 1) threads(128) {
+    %As = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<64x64xf32>
+    tile.fill %acc, %zero : !tile.fragment<64x64xf32>
+    %m0 = arith.muli %bx, %c64 : index
+    tile.pipelined %kb = %c0 to %kb_end step %c1 stages(2) {
+      %k0 = arith.muli %kb, %c32 : index
+      tile.copy %A[%m0, %k0] -> %As : memref<?x?xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%k0, 0] -> %Bs : memref<?x?xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    }
+    tile.copy %acc -> %C[%m0, 0] : !tile.fragment<64x64xf32>, memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
 // Two stages of these buffers would not fit in the chip's LDS: the loop
 // runs as written, in the memory one stage needs.
 // CHECK-LABEL: func.func @too_large

@@ -41,6 +41,23 @@ using namespace mlir::tile::gpu_lowering;
 
 namespace {
 
+/// i1: `memref`'s extent (the largest size x stride, in bytes, as a buffer
+/// resource describes it) fits the signed 32-bit offsets of buffer loads.
+Value fitsBufferResource(OpBuilder &b, Value memref) {
+  Location loc = memref.getLoc();
+  auto type = cast<MemRefType>(memref.getType());
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value extent = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [size, stride] :
+       llvm::zip(metadata.getSizes(), metadata.getStrides()))
+    extent = arith::MaxUIOp::create(
+        b, loc, extent, arith::MulIOp::create(b, loc, size, stride));
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, extent,
+      arith::ConstantIndexOp::create(b, loc, (int64_t(1) << 31) / bytes));
+}
+
 class RegisterPipelineBuilder {
 public:
   RegisterPipelineBuilder(KernelContext &k, PatternRewriter &rewriter,
@@ -96,13 +113,16 @@ SmallVector<Value> RegisterPipelineBuilder::load(OpBuilder &b,
     // AMD: whole chunks and empty ones (rows past the edge, iterations past
     // the end) load through a buffer resource describing the tensor, whose
     // reads past its end return zeros: an empty chunk reads at row
-    // dim(0), past the end, and needs no mask.
-    Value buffer;
-    if (k.target.isAMD())
+    // dim(0), past the end, and needs no mask. A resource's extent and
+    // offsets are 32-bit: larger tensors (`fits` false) load as elsewhere.
+    Value buffer, fits;
+    if (k.target.isAMD()) {
       buffer = amdgpu::FatRawBufferCastOp::create(
           b, loc, global, /*validBytes=*/Value(),
           /*cacheSwizzleStride=*/Value(), /*boundsCheck=*/true,
           /*resetOffset=*/true);
+      fits = fitsBufferResource(b, global);
+    }
     forEachChunk(
         k, b, loop, copy, iteration, stage, valid,
         [&](const ProducerChunk &chunk) {
@@ -113,26 +133,35 @@ SmallVector<Value> RegisterPipelineBuilder::load(OpBuilder &b,
           if (buffer)
             fast = arith::OrIOp::create(
                 b, loc, whole,
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      chunk.count, k.constant(b, loc, 0)));
+                arith::AndIOp::create(
+                    b, loc, fits,
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          chunk.count,
+                                          k.constant(b, loc, 0))));
+          auto loadWhole = [&](OpBuilder &lb, Location l) {
+            scf::YieldOp::create(
+                lb, l, vectorLoad(lb, l, vectorType, global, chunk.at));
+          };
           auto ifOp = scf::IfOp::create(
               b, loc, fast,
               [&](OpBuilder &then, Location l) {
-                if (!buffer) {
+                if (!buffer)
+                  return loadWhole(then, l);
+                auto viaBuffer = [&](OpBuilder &bb, Location bl) {
+                  SmallVector<Value> at(chunk.at);
+                  at.front() = arith::SelectOp::create(
+                      bb, bl, whole, at.front(),
+                      memref::DimOp::create(bb, bl, global, 0));
+                  for (Value &index : llvm::drop_begin(at))
+                    index = arith::SelectOp::create(bb, bl, whole, index,
+                                                    k.constant(bb, bl, 0));
                   scf::YieldOp::create(
-                      then, l,
-                      vectorLoad(then, l, vectorType, global, chunk.at));
-                  return;
-                }
-                SmallVector<Value> at(chunk.at);
-                at.front() = arith::SelectOp::create(
-                    then, l, whole, at.front(),
-                    memref::DimOp::create(then, l, global, 0));
-                for (Value &index : llvm::drop_begin(at))
-                  index = arith::SelectOp::create(then, l, whole, index,
-                                                  k.constant(then, l, 0));
+                      bb, bl, vectorLoad(bb, bl, vectorType, buffer, at));
+                };
                 scf::YieldOp::create(
-                    then, l, vectorLoad(then, l, vectorType, buffer, at));
+                    then, l,
+                    scf::IfOp::create(then, l, fits, viaBuffer, loadWhole)
+                        .getResult(0));
               },
               [&](OpBuilder &otherwise, Location l) {
                 // Part of the chunk, or none of it: a masked load from an
