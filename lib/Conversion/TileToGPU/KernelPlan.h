@@ -76,8 +76,9 @@ struct PipelinePlan {
   /// body's last op, a wgmma gemm reading a stage, is issued one iteration
   /// late, right after the next iteration's `deferredAfter` (the body's
   /// other gemm), and waited for before `deferredWait` (the first op after
-  /// that gemm which touches its operands; null: the end of the body), so
-  /// that the work in between (attention's softmax) runs while it does.
+  /// that gemm which touches its operands; null: the end of the body, or
+  /// with `deferredConvert` the start of the iteration after), so that the
+  /// work in between (attention's softmax) runs while it does.
   Operation *deferredGemm = nullptr;
   /// The ops between `deferredWait` and it that go with it (attention's
   /// rescale of the accumulator), in order.
@@ -86,9 +87,9 @@ struct PipelinePlan {
   Operation *deferredWait = nullptr;
   /// The copy of `deferredAfter`'s result into the deferred gemm's A
   /// (attention's P = S) when it was the wait point: it moves to the start
-  /// of the next iteration, so that the deferred gemm is waited for only
-  /// at the end of the body and nothing after the wait rewrites the
-  /// registers that gemm reads (ptxas would hoist the wait with it).
+  /// of the next iteration, and the deferred gemm is waited for just before
+  /// it, at the start of the iteration after the one that issued it (ptxas
+  /// does not move that wait across the back edge into the softmax).
   Operation *deferredConvert = nullptr;
 };
 

@@ -219,7 +219,8 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
   // The wait point W = copy G1.C -> G2.A moves to the start of the next
   // iteration: there it still reads G1's result (only the ops before G1
   // rewrite it, and they follow), and G2 of that iteration is issued after
-  // it. The wait then falls at the end of the body.
+  // it. The wait for G2 then moves to the start of the iteration after
+  // next, before that iteration's W (TmaPipeline.cpp).
   if (auto copy = dyn_cast_or_null<CopyOp>(wait);
       movable && copy && copy.getSource() == first.getC() &&
       copy.getDest() == last.getA() &&
