@@ -1,5 +1,7 @@
 """JIT behaviour: caching, par_compile, autotune, profiler, kernel source."""
 
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -260,3 +262,42 @@ def test_float_products_and_sums_may_fuse(rng):
     a = rng.standard_normal(100).astype(np.float32)
     np.testing.assert_allclose(to_numpy(k(to_device(a))), a.astype(np.float64) * 3.0 + 0.5,
                                rtol=1e-6, atol=1e-6)
+
+
+def test_native_objects_are_released_at_exit(tmp_path):
+    # A kernel kept in a global, as scripts do: tile drops its native objects
+    # at exit (atexit handlers run last-registered first, so the check,
+    # registered before tile's import, runs after tile's release).
+    script = tmp_path / "held.py"
+    script.write_text(f"""
+import atexit, gc
+def check():
+    import sys
+    env, jit = sys.modules["tile.env"], sys.modules["tile.jit"]
+    native = [k._kernel for k in jit._kernels] + list(jit._memo) + list(env._compilers)
+    print("native left:", len([n for n in native if n is not None]))
+atexit.register(check)
+import numpy as np
+import tile, tile.language as T
+
+@tile.jit(target={TARGET!r})
+def one(A: T.Tensor[[4], T.float32], B: T.Tensor[[4], T.float32]):
+    with T.Kernel(1, threads=32) as _:
+        for i in T.Parallel(4):
+            B[i] = A[i] + 1.0
+
+import conftest
+a, b = conftest.to_device(np.arange(4, dtype=np.float32)), conftest.to_device(np.zeros(4, np.float32))
+held = one.compile(a, b)
+held(a, b)
+assert conftest.to_numpy(b)[3] == 4
+import sys
+print("kernels:", len(sys.modules["tile.jit"]._kernels))
+""")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         env=env, cwd=os.path.dirname(__file__), timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "kernels: 1" in out.stdout
+    assert "native left: 0" in out.stdout, out.stdout
+    assert "leaked" not in out.stderr

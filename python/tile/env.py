@@ -94,6 +94,12 @@ def compiler_options(target, pass_configs=None):
     return chip, opt
 
 
+def release_compilers():
+    """Drops the compilers (at exit)."""
+    with _lock:
+        _compilers.clear()
+
+
 def get_compiler(target, chip="", opt_level=3):
     key = (target, chip, opt_level, cache_dir())
     with _lock:

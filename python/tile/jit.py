@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 
 from . import env
 from ._ext import ext
@@ -67,15 +68,33 @@ def _register_torch():
         return
     import torch.utils.dlpack
     ext.set_torch(torch.Tensor, torch.utils.dlpack.to_dlpack)
-    # Held past the interpreter's exit, these references would keep
-    # torch's modules (and through them tile's) alive: nanobind then
-    # reports tile's functions as leaked.
-    atexit.register(ext.release_torch)
     # Launch on torch's current stream, asynchronously, as torch's kernels.
     getter = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if getter is not None and torch.cuda.is_available():
         ext.set_current_stream(getter)
     _torch_registered = True
+
+
+# Every JITKernel, so that the exit can release its native objects.
+_kernels = weakref.WeakSet()
+
+
+def _release_native():
+    """Drops tile's native objects (compiled kernels, compile results,
+    compilers) and its references to torch when the interpreter exits,
+    while the interpreter and the GPU runtime are still whole. Left to the
+    interpreter's teardown, anything a module kept alive till then (with
+    torch loaded, tile's modules were) would unload its GPU code after the
+    runtime and be reported by nanobind as leaked."""
+    for kernel in list(_kernels):
+        kernel._release()
+    with _memo_lock:
+        _memo.clear()
+    env.release_compilers()
+    ext.release_torch()
+
+
+atexit.register(_release_native)
 
 
 # ---------------------------------------------------------------------------
@@ -98,6 +117,7 @@ class JITKernel:
         self._result = result
         self._kernel = ext.Kernel(result, prim_func.name, [p.spec() for p in self.params],
                                   compiler)
+        _kernels.add(self)
         _register_torch()
         self._inputs = [i for i in range(n) if i not in self.out_idx]
         self._n_in = len(self._inputs)
@@ -109,6 +129,10 @@ class JITKernel:
         if verbose:
             print(f"tile: @{prim_func.name} for {target}: {result.cache} "
                   f"({self.compile_time * 1e3:.1f} ms)")
+
+    def _release(self):
+        """Drops the native kernel (at exit: the kernel cannot run after)."""
+        self._kernel = self._result = self.compiler = None
 
     # -- calling -------------------------------------------------------------
     def __call__(self, *args):
