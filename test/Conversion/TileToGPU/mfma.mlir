@@ -97,3 +97,36 @@ func.func @mfma_fp8_fnuz(%A: memref<16x32xf8E4M3FNUZ>, %B: memref<16x32xf8E5M2FN
   }
   return
 }
+
+// -----
+
+// Two K steps with both operands in LDS go as a pair sharing one order of
+// K: lane group g = l / 16 takes K 8g .. 8g + 7 of the pair, one 16-byte
+// load per operand (A M x K, B N x K: K inner in both), the lower four for
+// the first MFMA and the upper four for the second; over the four groups
+// each MFMA still sums 16 of the 32 K and the two together all of them.
+// CHECK-LABEL: func.func @mfma_pair
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c64 : index
+// CHECK: %[[QUAD:.*]] = arith.divui %[[LANE]], %c16 : index
+// CHECK: arith.muli %[[QUAD]], %c8 : index
+// CHECK: %[[A:.*]] = vector.load %view[%{{.*}}] : memref<512xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: %[[A0:.*]] = vector.shuffle %[[A]], %[[A]] [0, 1, 2, 3]
+// CHECK: %[[A1:.*]] = vector.shuffle %[[A]], %[[A]] [4, 5, 6, 7]
+// CHECK: %[[B:.*]] = vector.load %view_0[%{{.*}}] : memref<512xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: %[[B0:.*]] = vector.shuffle %[[B]], %[[B]] [0, 1, 2, 3]
+// CHECK: %[[B1:.*]] = vector.shuffle %[[B]], %[[B]] [4, 5, 6, 7]
+// CHECK: amdgpu.mfma 16x16x16 %[[A0]] * %[[B0]]
+// CHECK: amdgpu.mfma 16x16x16 %[[A1]] * %[[B1]]
+// CHECK-NOT: amdgpu.mfma
+// GFX950-LABEL: func.func @mfma_pair
+// GFX950-COUNT-2: vector.load {{.*}}, vector<8xf16>
+// GFX950-COUNT-2: amdgpu.mfma 16x16x16
+func.func @mfma_pair(%A: memref<16x32xf16>, %B: memref<16x32xf16>) {
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %a = tile.alloc_shared : memref<16x32xf16, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared : memref<16x32xf16, #gpu.address_space<workgroup>>
+    %c = tile.fragment : !tile.fragment<16x16xf32>
+    tile.gemm %a, %b, %c transpose_b : memref<16x32xf16, #gpu.address_space<workgroup>>, memref<16x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<16x16xf32>
+  }
+  return
+}

@@ -33,6 +33,8 @@
 // CHECK-NOT: gpu.barrier
 // CHECK:     amdgpu.mfma
 // CHECK-NOT: gpu.barrier
+// CHECK:     amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: amdgpu.mfma
 // CHECK:     vector.store
 // CHECK:     vector.store
 // CHECK:     gpu.barrier

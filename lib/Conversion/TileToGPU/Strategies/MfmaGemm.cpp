@@ -17,6 +17,16 @@
 // instruction from the types and the chipset, and its lowering packs eight
 // 8-bit elements into the i64 the intrinsic takes.
 //
+// With both operands in LDS, K steps go in pairs that share one order of
+// K: lane group g (lanes 16g .. 16g + 15) takes K 2eg .. 2eg + 2e - 1 of the
+// pair (e = elements per lane and step), the first e for the first step and
+// the rest for the second. The sum over the pair's K is the same, and an
+// operand stored K-inner is read 16 bytes per lane (ds_read_b128) instead
+// of 8: half the reads, and under the operands' swizzles (16-byte chunks
+// XORed by the row) the 8 lanes that LDS serves together read 8 rows'
+// chunks in distinct banks, where the 16 lanes of an 8-byte read of 16 rows
+// met 2 to a bank (32 banks of 4 bytes).
+//
 //===----------------------------------------------------------------------===//
 
 #include "GemmStrategies.h"
@@ -52,33 +62,105 @@ public:
         b, loc, arith::RemUIOp::create(b, loc, wave, wavesN),
         k.constant(b, loc, plan.repeatsN * plan.atomN));
 
-    Type cType = c.type.getElementType();
-    auto accType = VectorType::get({4}, cType);
-    for (int64_t ki = 0; ki < plan.repeatsK; ++ki) {
-      SmallVector<Value> aRegs, bRegs;
-      for (int64_t mi = 0; mi < plan.repeatsM; ++mi)
-        aRegs.push_back(operandA(mi, ki));
-      for (int64_t ni = 0; ni < plan.repeatsN; ++ni)
-        bRegs.push_back(operandB(ki, ni));
-      for (int64_t mi = 0; mi < plan.repeatsM; ++mi)
-        for (int64_t ni = 0; ni < plan.repeatsN; ++ni) {
-          int64_t base = (mi * plan.repeatsN + ni) * 4;
-          SmallVector<Value> acc;
-          for (int64_t j = 0; j < 4; ++j)
-            acc.push_back(loadFragmentSlot(b, loc, c, base + j));
-          Value accVec = vector::FromElementsOp::create(b, loc, accType, acc);
-          Value d = amdgpu::MFMAOp::create(
-              b, loc, accType, plan.atomM, plan.atomN, plan.atomK,
-              /*blocks=*/1, aRegs[mi], bRegs[ni], accVec);
-          for (int64_t j = 0; j < 4; ++j)
-            storeFragmentSlot(
-                b, loc, c, base + j,
-                vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{j}));
-        }
+    bool paired = a.shared && bOperand.shared && plan.repeatsK % 2 == 0;
+    for (int64_t ki = 0; ki < plan.repeatsK; ki += paired ? 2 : 1) {
+      SmallVector<Value> aRegs[2], bRegs[2];
+      for (int64_t mi = 0; mi < plan.repeatsM; ++mi) {
+        Value row0 = arith::AddIOp::create(
+            b, loc, rowBase, k.constant(b, loc, mi * plan.atomM));
+        Value k0 = k.constant(b, loc, ki * plan.atomK);
+        if (paired)
+          gatherPair(a, atom.a, row0, k0, /*isA=*/true, aRegs);
+        else
+          aRegs[0].push_back(gather(a, atom.a,
+                                    (mi * plan.repeatsK + ki) *
+                                        getSlotExtent(atom.a),
+                                    row0, k0, /*isA=*/true));
+      }
+      for (int64_t ni = 0; ni < plan.repeatsN; ++ni) {
+        Value k0 = k.constant(b, loc, ki * plan.atomK);
+        Value col0 = arith::AddIOp::create(
+            b, loc, colBase, k.constant(b, loc, ni * plan.atomN));
+        if (paired)
+          gatherPair(bOperand, atom.b, k0, col0, /*isA=*/false, bRegs);
+        else
+          bRegs[0].push_back(gather(bOperand, atom.b,
+                                    (ki * plan.repeatsN + ni) *
+                                        getSlotExtent(atom.b),
+                                    k0, col0, /*isA=*/false));
+      }
+      multiply(aRegs[0], bRegs[0]);
+      if (paired)
+        multiply(aRegs[1], bRegs[1]);
     }
   }
 
 private:
+  /// One K step: C += A x B over the wave's tiles.
+  void multiply(ArrayRef<Value> aRegs, ArrayRef<Value> bRegs) {
+    auto accType = VectorType::get({4}, c.type.getElementType());
+    for (int64_t mi = 0; mi < plan.repeatsM; ++mi)
+      for (int64_t ni = 0; ni < plan.repeatsN; ++ni) {
+        int64_t base = (mi * plan.repeatsN + ni) * 4;
+        SmallVector<Value> acc;
+        for (int64_t j = 0; j < 4; ++j)
+          acc.push_back(loadFragmentSlot(b, loc, c, base + j));
+        Value accVec = vector::FromElementsOp::create(b, loc, accType, acc);
+        Value d = amdgpu::MFMAOp::create(
+            b, loc, accType, plan.atomM, plan.atomN, plan.atomK,
+            /*blocks=*/1, aRegs[mi], bRegs[ni], accVec);
+        for (int64_t j = 0; j < 4; ++j)
+          storeFragmentSlot(
+              b, loc, c, base + j,
+              vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{j}));
+      }
+  }
+
+  /// The lane's elements of an operand in LDS for a pair of K steps whose
+  /// atoms' top-left corner is at (row0, col0) (K is col0 for A, row0 for
+  /// B): the atom's K index of the lane's first element, doubled, is where
+  /// its 2e elements start; the first e go to `regs[0]`, the rest to
+  /// `regs[1]`. One vector load where they are contiguous in LDS.
+  void gatherPair(const GemmOperand &x, const Layout &atomLayout, Value row0,
+                  Value col0, bool isA, SmallVector<Value> (&regs)[2]) {
+    int64_t e = getSlotExtent(atomLayout);
+    SmallVector<Value> rc = k.fragmentIndex(b, loc, atomLayout, 0, lane);
+    Value two = k.constant(b, loc, 2);
+    Value row = arith::AddIOp::create(b, loc, row0, rc[0]);
+    Value col = arith::AddIOp::create(b, loc, col0, rc[1]);
+    Value &kIndex = isA ? col : row;
+    Value kAtom = isA ? rc[1] : rc[0];
+    kIndex = arith::AddIOp::create(b, loc, isA ? col0 : row0,
+                                   arith::MulIOp::create(b, loc, kAtom, two));
+    auto halfType = VectorType::get({e}, x.elementType);
+    if (isKContiguous(x, isA, 2 * e)) {
+      SmallVector<Value> index = x.transposed ? SmallVector<Value>{col, row}
+                                              : SmallVector<Value>{row, col};
+      Value both = vector::LoadOp::create(
+          b, loc, VectorType::get({2 * e}, x.elementType), x.shared->memory,
+          k.sharedOffset(b, loc, *x.shared, index));
+      for (int64_t h = 0; h < 2; ++h) {
+        SmallVector<int64_t> half;
+        for (int64_t j = 0; j < e; ++j)
+          half.push_back(h * e + j);
+        regs[h].push_back(
+            vector::ShuffleOp::create(b, loc, both, both, half));
+      }
+      return;
+    }
+    for (int64_t h = 0; h < 2; ++h) {
+      SmallVector<Value> elements;
+      for (int64_t j = 0; j < e; ++j) {
+        Value step = k.constant(b, loc, h * e + j);
+        Value r = isA ? row : arith::AddIOp::create(b, loc, row, step);
+        Value cc = isA ? arith::AddIOp::create(b, loc, col, step) : col;
+        elements.push_back(readSharedOperand(k, b, loc, x, r, cc));
+      }
+      regs[h].push_back(
+          vector::FromElementsOp::create(b, loc, halfType, elements));
+    }
+  }
+
   /// Whether the lane's elements of `x` (consecutive along K) are
   /// consecutive in LDS: K is the stored inner dim (A as M x K, B as
   /// N x K) and the layout keeps runs of that many elements together, so
@@ -120,22 +202,6 @@ private:
     return vector::FromElementsOp::create(b, loc, vectorType, elements);
   }
 
-  Value operandA(int64_t mi, int64_t ki) {
-    int64_t slots = getSlotExtent(atom.a);
-    return gather(a, atom.a, (mi * plan.repeatsK + ki) * slots,
-                  arith::AddIOp::create(
-                      b, loc, rowBase, k.constant(b, loc, mi * plan.atomM)),
-                  k.constant(b, loc, ki * plan.atomK), /*isA=*/true);
-  }
-
-  Value operandB(int64_t ki, int64_t ni) {
-    int64_t slots = getSlotExtent(atom.b);
-    return gather(bOperand, atom.b, (ki * plan.repeatsN + ni) * slots,
-                  k.constant(b, loc, ki * plan.atomK),
-                  arith::AddIOp::create(
-                      b, loc, colBase, k.constant(b, loc, ni * plan.atomN)),
-                  /*isA=*/false);
-  }
 
   const KernelContext &k;
   OpBuilder &b;

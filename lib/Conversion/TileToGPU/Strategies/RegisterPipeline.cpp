@@ -239,6 +239,14 @@ LogicalResult RegisterPipelineBuilder::build(OpBuilder &b) {
   SmallVector<Value> chunks = load(b, ahead, valid);
   // The body goes here, between the loads and the stores.
   Operation *bodyEnd = arith::ConstantIndexOp::create(b, loc, 0);
+  // On AMD the scheduler would otherwise hoist the stores (and the wait for
+  // the loads they store) above the body's MFMAs when that saves registers,
+  // and the global loads' latency would no longer hide behind the body.
+  if (k.target.isAMD())
+    amdgpu::SchedBarrierOp::create(
+        b, loc,
+        amdgpu::sched_barrier_opt_enumAttr::get(b.getContext(),
+                                           amdgpu::sched_barrier_opt_enum::none));
   store(b, ahead, writeStage, chunks);
   k.publishShared(b, loc);
 
