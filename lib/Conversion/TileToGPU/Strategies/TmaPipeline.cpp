@@ -747,10 +747,14 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   };
 
   // Waits for the deferred gemm in flight and gives back its stage
-  // `stage` where `valid` holds.
+  // `stage` (where `valid` holds, unless it is null).
   auto releaseLastGemm = [&](OpBuilder &rb, Value stage, Value valid) {
     waitForWgmma(rb, loc, 0,
                  *k.getFragment(cast<GemmOp>(plan.deferredGemm).getC()));
+    if (!valid) {
+      release(rb, stage);
+      return;
+    }
     scf::IfOp::create(rb, loc, valid, [&](OpBuilder &then, Location l) {
       release(then, stage);
       scf::YieldOp::create(then, l);
@@ -806,8 +810,7 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
       releaseLastGemm(b, forOp.getRegionIterArg(4), forOp.getRegionIterArg(5));
     } else {
       b.setInsertionPoint(plan.deferredWait ? plan.deferredWait : bodyEnd);
-      waitForWgmma(b, loc, 0, *k.getFragment(last.getC()));
-      release(b, writeStage);
+      releaseLastGemm(b, writeStage, /*valid=*/Value());
     }
     if (failed(lowerAt(*issueBlock, writeStage, {last})) ||
         failed(lowerAt(*peeled, peelStage, {})))
