@@ -63,32 +63,30 @@ public:
         k.constant(b, loc, plan.repeatsN * plan.atomN));
 
     bool paired = a.shared && bOperand.shared && plan.repeatsK % 2 == 0;
+    // The operand's registers for step ki (and ki + 1 when paired), its
+    // atom's corner at (row0, col0) and its first fragment slot `slot`.
+    auto operand = [&](const GemmOperand &x, const Layout &atomLayout,
+                       int64_t slot, Value row0, Value col0, bool isA,
+                       SmallVector<Value>(&regs)[2]) {
+      if (paired)
+        gatherPair(x, atomLayout, row0, col0, isA, regs);
+      else
+        regs[0].push_back(gather(x, atomLayout, slot, row0, col0, isA));
+    };
     for (int64_t ki = 0; ki < plan.repeatsK; ki += paired ? 2 : 1) {
       SmallVector<Value> aRegs[2], bRegs[2];
-      for (int64_t mi = 0; mi < plan.repeatsM; ++mi) {
-        Value row0 = arith::AddIOp::create(
-            b, loc, rowBase, k.constant(b, loc, mi * plan.atomM));
-        Value k0 = k.constant(b, loc, ki * plan.atomK);
-        if (paired)
-          gatherPair(a, atom.a, row0, k0, /*isA=*/true, aRegs);
-        else
-          aRegs[0].push_back(gather(a, atom.a,
-                                    (mi * plan.repeatsK + ki) *
-                                        getSlotExtent(atom.a),
-                                    row0, k0, /*isA=*/true));
-      }
-      for (int64_t ni = 0; ni < plan.repeatsN; ++ni) {
-        Value k0 = k.constant(b, loc, ki * plan.atomK);
-        Value col0 = arith::AddIOp::create(
-            b, loc, colBase, k.constant(b, loc, ni * plan.atomN));
-        if (paired)
-          gatherPair(bOperand, atom.b, k0, col0, /*isA=*/false, bRegs);
-        else
-          bRegs[0].push_back(gather(bOperand, atom.b,
-                                    (ki * plan.repeatsN + ni) *
-                                        getSlotExtent(atom.b),
-                                    k0, col0, /*isA=*/false));
-      }
+      Value k0 = k.constant(b, loc, ki * plan.atomK);
+      for (int64_t mi = 0; mi < plan.repeatsM; ++mi)
+        operand(a, atom.a, (mi * plan.repeatsK + ki) * getSlotExtent(atom.a),
+                arith::AddIOp::create(b, loc, rowBase,
+                                      k.constant(b, loc, mi * plan.atomM)),
+                k0, /*isA=*/true, aRegs);
+      for (int64_t ni = 0; ni < plan.repeatsN; ++ni)
+        operand(bOperand, atom.b,
+                (ki * plan.repeatsN + ni) * getSlotExtent(atom.b), k0,
+                arith::AddIOp::create(b, loc, colBase,
+                                      k.constant(b, loc, ni * plan.atomN)),
+                /*isA=*/false, bRegs);
       multiply(aRegs[0], bRegs[0]);
       if (paired)
         multiply(aRegs[1], bRegs[1]);
