@@ -21,6 +21,7 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
   TileAttachTargetOptions target;
   target.chip = "host";
   pm.addPass(createTileAttachTarget(target));
+  pm.addPass(createTileSpecializeKernels());
   pm.addPass(createConvertTileToCPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -66,6 +66,7 @@ void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
   tileTarget.vendor = vendor.str();
   tileTarget.features.assign(instructions.begin(), instructions.end());
   pm.addPass(createTileAttachTarget(tileTarget));
+  pm.addPass(createTileSpecializeKernels());
   pm.addPass(createTileInferLayouts());
   pm.addPass(createConvertTileToGPU());
   // Outline before any canonicalization: outlining sinks the constants

@@ -35,6 +35,26 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileSpecializeKernels : Pass<"tile-specialize-kernels"> {
+  let summary = "launch a kernel marked tile.specialize as one variant per "
+                "value of the i1 values it takes from outside";
+  let description = [{
+    A `tile.kernel` with the unit attribute `tile.specialize` that uses i1
+    values defined outside it (conditions the host computes, such as "the
+    length is a multiple of the block") becomes one kernel per combination
+    of their values, launched under `scf.if`s on those values: in each
+    copy the values are constants, and the `scf.if`s and `arith.select`s
+    they decide fold away. The kernel author writes one kernel with the
+    branch where it belongs (inside a loop, around a mask); each launched
+    kernel has no branch, as FlashAttention's `Is_even_MN` template
+    kernels have none. At most three such values (eight variants); a kernel
+    marked but using none is an error, as is a mark that is not a unit
+    attribute.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileInferLayouts : Pass<"tile-infer-layouts"> {
   let summary = "give every fragment, shared buffer and parallel loop a layout";
   let description = [{
