@@ -101,19 +101,6 @@ void writeMemory(const KernelContext &k, OpBuilder &b, Location loc,
                     });
 }
 
-/// Runs `body` under `guard` (directly when it is null).
-void guarded(OpBuilder &b, Location loc, Value guard,
-             function_ref<void(OpBuilder &)> body) {
-  if (!guard) {
-    body(b);
-    return;
-  }
-  scf::IfOp::create(b, loc, guard, [&](OpBuilder &then, Location l) {
-    body(then);
-    scf::YieldOp::create(then, l);
-  });
-}
-
 /// `layout` (a fragment) with each run of `width` innermost elements as one
 /// element: failure unless every run sits in consecutive slots of one
 /// thread.
@@ -323,7 +310,7 @@ void forEachSlotRun(const KernelContext &k, OpBuilder &b, Location loc,
     if (!isSlotUsed(runs, run))
       continue;
     Value guard = k.ownsSlot(b, loc, runs, run, firstCopyOnly);
-    guarded(b, loc, guard, [&](OpBuilder &inner) {
+    buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
       SmallVector<Value> index = k.fragmentIndex(inner, loc, runs, run);
       if (width > 1)
         index.back() = arith::MulIOp::create(inner, loc, index.back(),
@@ -605,7 +592,7 @@ void mlir::tile::gpu_lowering::forEachDealtElement(
   if (elements % k.threads != 0)
     guard = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
                                   k.constant(b, loc, elements));
-  guarded(b, loc, guard, [&](OpBuilder &inner) {
+  buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
     SmallVector<Value> index = delinearize(inner, loc, linear, shape);
     if (width > 1)
       index.back() = arith::MulIOp::create(inner, loc, index.back(),
@@ -724,7 +711,7 @@ static LogicalResult lowerAtomicAdd(const KernelContext &k, PatternRewriter &rew
         continue;
       // One add per element: only the thread holding copy 0.
       Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/true);
-      guarded(b, loc, guard, [&](OpBuilder &inner) {
+      buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
         add(inner, loc, k.fragmentIndex(inner, loc, layout, slot),
             loadSlot(inner, loc, *src.fragment, slot));
       });
@@ -779,7 +766,7 @@ static LogicalResult lowerParallel(const KernelContext &k, PatternRewriter &rewr
       continue;
     Value guard = k.ownsSlot(b, loc, loop, slot, /*firstCopyOnly=*/false);
     LogicalResult status = success();
-    guarded(b, loc, guard, [&](OpBuilder &inner) {
+    buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
       IRMapping mapping;
       SmallVector<Value> index = k.fragmentIndex(inner, loc, loop, slot);
       for (auto [iv, value] : llvm::zip(body.getArguments(), index))

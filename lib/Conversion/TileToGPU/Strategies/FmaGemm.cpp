@@ -81,14 +81,7 @@ LogicalResult mlir::tile::gpu_lowering::emitFmaGemm(
     OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
     step(lb, loop.getInductionVar(), std::nullopt);
   };
-  if (!guard) {
-    body(builder);
-    return success();
-  }
-  scf::IfOp::create(builder, loc, guard, [&](OpBuilder &then, Location l) {
-    body(then);
-    scf::YieldOp::create(then, l);
-  });
+  buildGuarded(builder, loc, guard, body);
   return success();
 }
 

@@ -30,6 +30,8 @@
 #include "GemmStrategies.h"
 #include "PipelineStrategies.h"
 
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -751,14 +753,8 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   auto releaseLastGemm = [&](OpBuilder &rb, Value stage, Value valid) {
     waitForWgmma(rb, loc, 0,
                  *k.getFragment(cast<GemmOp>(plan.deferredGemm).getC()));
-    if (!valid) {
-      release(rb, stage);
-      return;
-    }
-    scf::IfOp::create(rb, loc, valid, [&](OpBuilder &then, Location l) {
-      release(then, stage);
-      scf::YieldOp::create(then, l);
-    });
+    buildGuarded(rb, loc, valid,
+                 [&](OpBuilder &then) { release(then, stage); });
   };
   // The last iteration's G2 follows the loop (cloned before the body
   // moves into it).

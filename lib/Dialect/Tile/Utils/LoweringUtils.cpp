@@ -165,16 +165,21 @@ Value mlir::tile::buildGuardedLoad(OpBuilder &b, Location loc, Value memref,
   return ifOp.getResult(0);
 }
 
+void mlir::tile::buildGuarded(OpBuilder &b, Location loc, Value guard,
+                              function_ref<void(OpBuilder &)> body) {
+  if (!guard) {
+    body(b);
+    return;
+  }
+  scf::IfOp::create(b, loc, guard, [&](OpBuilder &then, Location l) {
+    body(then);
+    scf::YieldOp::create(then, l);
+  });
+}
+
 void mlir::tile::buildGuardedWrite(
     OpBuilder &b, Location loc, Value memref, ValueRange index, bool guard,
     function_ref<void(OpBuilder &, Location)> write) {
   Value inBounds = guard ? buildInBounds(b, loc, memref, index) : Value();
-  if (!inBounds) {
-    write(b, loc);
-    return;
-  }
-  scf::IfOp::create(b, loc, inBounds, [&](OpBuilder &then, Location l) {
-    write(then, l);
-    scf::YieldOp::create(then, l);
-  });
+  buildGuarded(b, loc, inBounds, [&](OpBuilder &w) { write(w, loc); });
 }

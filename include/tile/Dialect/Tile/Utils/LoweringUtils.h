@@ -59,6 +59,10 @@ Value buildPadValue(OpBuilder &b, Location loc, TypedAttr pad, Type type);
 Value buildGuardedLoad(OpBuilder &b, Location loc, Value memref,
                        ValueRange index, bool guard, TypedAttr pad);
 
+/// Runs `body` under `scf.if guard` (directly when `guard` is null).
+void buildGuarded(OpBuilder &b, Location loc, Value guard,
+                  function_ref<void(OpBuilder &)> body);
+
 /// Runs `write` when `memref[index]` is inside the memref (always without
 /// `guard`): how writes outside a global tensor are dropped.
 void buildGuardedWrite(OpBuilder &b, Location loc, Value memref,
