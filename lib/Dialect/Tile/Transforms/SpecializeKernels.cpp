@@ -56,7 +56,7 @@ LogicalResult fold(KernelOp kernel) {
   MLIRContext *context = kernel.getContext();
   RewritePatternSet patterns(context);
   scf::IfOp::getCanonicalizationPatterns(patterns, context);
-  arith::SelectOp::getCanonicalizationPatterns(patterns, context);
+  // arith's (arith.select's among them).
   for (RegisteredOperationName name : context->getRegisteredOperations())
     if (name.getDialectNamespace() == "arith")
       name.getCanonicalizationPatterns(patterns, context);
