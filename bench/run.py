@@ -30,8 +30,10 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Our GEMM configurations (BM, BN, BK, threads, stages); the best per shape
-# is reported, as an autotuner would pick it.
+# Our GEMM configurations (BM, BN, BK, threads, stages[, persistent]); the
+# best per shape is reported, as an autotuner would pick it. Persistent
+# kernels keep the epilogue's staging apart from the stages (the producer
+# fills them for the next tile meanwhile), so they have fewer stages.
 GEMM_CONFIGS = [
     (128, 128, 32, 128, 3),
     (128, 256, 32, 256, 3),
@@ -41,6 +43,7 @@ GEMM_CONFIGS = [
     (128, 256, 64, 256, 3),
     (128, 128, 64, 128, 4),
     (128, 256, 64, 256, 4),
+    (128, 256, 64, 256, 3, 1),
 ]
 # fp8 (e4m3) GEMM configurations: 128-wide K steps are one 128-byte
 # swizzle panel per row.
@@ -125,12 +128,14 @@ class Bench:
     # GEMM
     # ------------------------------------------------------------------
     def gemm_source(self, dtype, config, kernel="gemm"):
-        bm, bn, bk, threads, stages = config
+        bm, bn, bk, threads, stages = config[:5]
+        persistent = len(config) > 5 and config[5]
         template = string.Template(open(os.path.join(
             ROOT, f"bench/kernels/{kernel}.mlir.in")).read())
-        text = template.substitute(T=dtype, BM=bm, BN=bn, BK=bk,
-                                   THREADS=threads, STAGES=stages,
-                                   RASTER="#tile.raster<8, row>")
+        text = template.substitute(
+            T=dtype, BM=bm, BN=bn, BK=bk, THREADS=threads, STAGES=stages,
+            RASTER="#tile.raster<8, row>",
+            ATTRS=" attributes {tile.persistent}" if persistent else "")
         if self.args.features is not None:
             # The module names its target: tile-run keeps its features.
             names = ", ".join(f'"{n}"' for n in
@@ -139,7 +144,8 @@ class Bench:
                     f'"{self.args.chip}", features = [{names}]>}} {{\n'
                     f'{text}}}\n')
         path = os.path.join(self.tmp, f"{kernel}_{dtype}_{bm}_{bn}_{bk}_"
-                            f"{threads}_{stages}.mlir")
+                            f"{threads}_{stages}{'_p' if persistent else ''}"
+                            ".mlir")
         with open(path, "w") as f:
             f.write(text)
         return path
@@ -164,6 +170,7 @@ class Bench:
         runs = 20 if flops > 5e11 else 50
 
         best = None
+        tried = []
         configs = GEMM_CONFIGS
         if self.args.gemm_configs:
             configs = [tuple(int(v) for v in c.split("x"))
@@ -181,6 +188,7 @@ class Bench:
                 self.record(kind="gemm", dtype=dtype, shape=[m, n, k],
                             config=list(config), status="failed")
                 continue
+            tried.append([list(config), flops / seconds / 1e12])
             if best is None or seconds < best[0]:
                 best = (seconds, config)
 
@@ -188,7 +196,8 @@ class Bench:
         triton_s, triton_cfg = self.triton_gemm(ta, tb, runs)
         tma_s, tma_cfg = self.triton_gemm(ta, tb, runs, "triton_tma_gemm")
         entry = dict(kind="gemm", dtype=dtype, shape=[m, n, k],
-                     cublas_tflops=flops / torch_s / 1e12)
+                     cublas_tflops=flops / torch_s / 1e12,
+                     config_tflops=tried)
         if triton_s:
             entry["triton_tflops"] = flops / triton_s / 1e12
             entry["triton_config"] = triton_cfg
@@ -695,8 +704,8 @@ def main():
                         help="comma list of GEMM dtypes (default f16,bf16)")
     parser.add_argument("--gemm-configs",
                         help="comma list of GEMM configurations "
-                             "BMxBNxBKxTHREADSxSTAGES to try (instead of "
-                             "the suite's)")
+                             "BMxBNxBKxTHREADSxSTAGES[x1 for persistent] to "
+                             "try (instead of the suite's)")
     parser.add_argument("--features",
                         help="comma list of target features for the GEMM "
                              "kernels (their module names the target), to "

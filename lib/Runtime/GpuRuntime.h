@@ -348,6 +348,8 @@ public:
         {"mgpuMemHostRegister", reinterpret_cast<void *>(&memHostRegister)},
         {"mgpuMemHostUnregister", reinterpret_cast<void *>(&memHostUnregister)},
         {"mgpuSetDefaultDevice", reinterpret_cast<void *>(&setDefaultDevice)},
+        {"tileGpuMultiprocessorCount",
+         reinterpret_cast<void *>(&multiprocessorCount)},
     };
     if constexpr (Api::kHasTensorMaps)
       symbols.push_back({"mgpuTensorMapEncodeTiledMemref",
@@ -554,6 +556,18 @@ public:
   /// function), as in MLIR's wrappers.
   static void setDefaultDevice(int32_t device) { get().defaultDevice = device; }
 
+  /// The multiprocessors of the device (NVIDIA SMs, AMD CUs), at least 1:
+  /// persistent kernels launch as many blocks (asked once).
+  static int32_t multiprocessorCount() {
+    GpuRuntime &rt = get();
+    int32_t count = rt.multiprocessors.load();
+    if (count == 0) {
+      count = std::max(1, rt.getDeviceInfo().multiprocessors);
+      rt.multiprocessors.store(count);
+    }
+    return count;
+  }
+
   /// A tensor map (TMA descriptor) of the strided memref `descriptor`
   /// (rank `rank`, MLIR's descriptor layout) with box `boxDims` (outermost
   /// first), in device memory, as nvgpu's tma.create.descriptor asks for
@@ -711,6 +725,7 @@ private:
   Stream ownStream{};
   std::atomic<Stream> stream{};
   std::atomic<bool> synchronous{true};
+  std::atomic<int32_t> multiprocessors{0};
   FailureLog failures;
   KernelTable<Module, Function> kernels;
 };

@@ -188,6 +188,36 @@ def test_use_swizzle_and_layouts(rng):
 
 
 @tile.jit(out_idx=[-1], target=TARGET)
+def persistent_gemm(M, N, K):
+    @T.prim_func
+    def kernel(A: T.Tensor((M, K), T.float16), B: T.Tensor((K, N), T.float16),
+               C: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128,
+                      persistent=True) as (bx, by):
+            T.use_swizzle(2)
+            a = T.alloc_shared((64, 32), T.float16)
+            b = T.alloc_shared((32, 64), T.float16)
+            c = T.alloc_fragment((64, 64), T.float32)
+            T.clear(c)
+            for k in T.Pipelined(T.ceildiv(K, 32), num_stages=2):
+                T.copy(A[by * 64, k * 32], a)
+                T.copy(B[k * 32, bx * 64], b)
+                T.gemm(a, b, c)
+            T.copy(c, C[by * 64, bx * 64])
+    return kernel
+
+
+def test_persistent_kernel(rng):
+    M, N, K = 130, 200, 70
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    k = persistent_gemm(M, N, K)
+    assert "raster(#tile.raster<2>) attributes {tile.persistent}" in k.ir
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(run(k, a, b), ref, rtol=1e-3, atol=1e-2)
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
 def control_flow(N, threshold):
     @T.prim_func
     def kernel(X: T.Tensor((N,), T.float32), Y: T.Tensor((N,), T.float32)):

@@ -477,7 +477,7 @@ int main(int argc, char **argv) {
       return fail("benchmarking failed: " + error);
     double mid = bench->getMedian();
     llvm::outs() << llvm::formatv(
-        "  bench: {0} runs: median {1:f3} ms, min {2:f3} ms, max {3:f3} ms",
+        "  bench: {0} runs: median {1:f4} ms, min {2:f4} ms, max {3:f4} ms",
         bench->seconds.size(), mid * 1e3, bench->getMin() * 1e3,
         bench->getMax() * 1e3);
     if (flopsPerRun > 0) {

@@ -230,6 +230,7 @@ struct FakeDriver {
   Call describe(DeviceInfo &info) {
     info.name = "fake device";
     info.chip = "fake_1";
+    info.multiprocessors = 7;
     return call("fakeDescribe");
   }
 };
@@ -569,6 +570,16 @@ TEST(GpuRuntime, TensorMapsAreEncodedOncePerTensorAndBox) {
   descriptor[3] = 9;
   EXPECT_EQ(encode(2, descriptor, 6, 0, 3, 0, 0, box), nullptr);
   EXPECT_EQ(h.synchronize().rfind("fakeEncodeTensorMap failed", 0), 0u);
+}
+
+TEST(GpuRuntime, MultiprocessorCountIsAskedOnce) {
+  using Api = Fake<14>;
+  Harness<Api> h;
+  auto count = h.get<int32_t (*)()>("tileGpuMultiprocessorCount");
+  ASSERT_NE(count, nullptr);
+  EXPECT_EQ(count(), 7);
+  EXPECT_EQ(count(), 7);
+  EXPECT_EQ(h.driver.calls["fakeDescribe"], 1);
 }
 
 TEST(GpuRuntime, WithoutADriverInitializeSaysWhy) {

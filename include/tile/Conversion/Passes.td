@@ -48,10 +48,14 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
       fused multiply-adds otherwise;
     - reductions combine in registers, then by warp shuffles, then through
       shared memory; tile.parallel bodies are unrolled over the thread's
-      slots; pipelined loops become `scf.for`.
+      slots; pipelined loops become `scf.for`;
+    - a kernel marked `tile.persistent` launches min(tiles, multiprocessors)
+      blocks (the host asks the runtime's `tileGpuMultiprocessorCount`),
+      each walking the grid's tiles in a loop.
   }];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -55,8 +55,12 @@ public:
   const KernelPlan &plan;
   const TargetInfo &target;
   int64_t threads;
-  /// gpu.thread_id x, as index.
+  /// The thread's id (index) as the kernel's code uses it: gpu.thread_id x
+  /// (`launchThreadId`), or in a persistent kernel on NVIDIA a read of it
+  /// per tile that LLVM cannot hoist, so that what is computed from it is
+  /// not kept live across the tiles' loops.
   Value threadId;
+  Value launchThreadId;
   /// The dynamic shared memory block (memref<?xi8, workgroup>).
   Value dynamicShared;
   /// Bytes from the block's start to its first 1024-byte aligned address,
@@ -80,6 +84,13 @@ public:
   /// before which the producer warpgroup's code goes.
   Value producerBarriers;
   Operation *producerEnd = nullptr;
+  /// Persistent (plan.persistent): the consumers' scf.for over the tiles
+  /// (the kernel's body is its body), which a producer warpgroup walks the
+  /// same way; and, warp-specialized, the consumers' place in the stages'
+  /// ring from one tile to the next (memref<4xindex>: the stage to read
+  /// and its phase, the stage to give back and its phase).
+  Operation *tileLoop = nullptr;
+  Value pipelineState;
   /// Clustered (plan.isClustered()): i1, the block is one of a pair that
   /// multicasts (the launch's clusters have 2 blocks), and i32, the ranks
   /// of this block and of the other in the pair.

@@ -8,6 +8,7 @@
 
 #include "tile/Dialect/Tile/Transforms/CompileBounds.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -20,6 +21,12 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
   KernelPlan plan;
   plan.target = target;
   plan.threads = kernel.getThreadsAttr().getInt();
+  if (Attribute mark = kernel->getAttr(kPersistentAttrName)) {
+    if (!isa<UnitAttr>(mark))
+      return kernel.emitOpError("'")
+             << kPersistentAttrName << "' is a unit attribute";
+    plan.persistent = true;
+  }
   if (failed(plan.planBuffers(kernel)) ||
       failed(checkCompileBounds(kernel, target)))
     return failure();
@@ -146,7 +153,10 @@ LogicalResult KernelPlan::planSharedMemory(KernelOp kernel) {
   while (needed > target.sharedMemoryBytes &&
          dropLargestRegisterPipeline(kernel))
     needed = placeSharedMemory(kernel, /*staging=*/false);
-  if (placeSharedMemory(kernel, /*staging=*/true) > needed)
+  // A persistent kernel has its SM to itself: staging is taken whenever it
+  // fits.
+  int64_t stagingLimit = persistent ? target.sharedMemoryBytes : needed;
+  if (placeSharedMemory(kernel, /*staging=*/true) > stagingLimit)
     placeSharedMemory(kernel, /*staging=*/false);
   if (needed > target.sharedMemoryBytes)
     return kernel.emitOpError("needs ")
@@ -197,6 +207,14 @@ int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {
   auto positionOf = [&](Operation *op) {
     return position.lookup(body.findAncestorOpInBlock(*op));
   };
+  // In a persistent kernel, TMA stages may be filled for the next tile
+  // while this one's code after the loop runs: they are live throughout.
+  llvm::DenseSet<Value> streamed;
+  if (persistent)
+    for (auto &[op, pipeline] : pipelines)
+      if (pipeline.tma)
+        for (CopyOp producer : pipeline.producers)
+          streamed.insert(producer.getDest());
   SmallVector<Request> requests;
   kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
@@ -208,6 +226,10 @@ int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {
         int64_t at = positionOf(user);
         request.first = i == 0 ? at : std::min(request.first, at);
         request.last = i == 0 ? at : std::max(request.last, at);
+      }
+      if (streamed.contains(alloc.getResult())) {
+        request.first = 0;
+        request.last = static_cast<int64_t>(body.getOperations().size());
       }
       requests.push_back(request);
       return;

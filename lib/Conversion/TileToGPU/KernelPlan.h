@@ -118,6 +118,9 @@ public:
   /// issues its copies; the kernel's code runs on the consumer threads
   /// (0 .. threads-1), which synchronize through a named barrier.
   Operation *warpSpecialized = nullptr;
+  /// The kernel is marked `tile.persistent`: min(tiles, multiprocessors)
+  /// blocks walk the grid's tiles (the body in a loop over them).
+  bool persistent = false;
   /// Bytes of dynamic shared memory the block needs.
   int64_t sharedBytes = 0;
   /// The async proxy (wgmma, TMA) reads or writes shared memory that
@@ -136,6 +139,8 @@ public:
     return threads + (warpSpecialized ? kProducerThreads : 0);
   }
   static constexpr int64_t kProducerThreads = 128;
+  /// The unit attribute that marks a tile.kernel persistent.
+  static constexpr StringLiteral kPersistentAttrName = "tile.persistent";
 
   /// The layout of a fragment value of this kernel.
   const Layout &getFragmentLayout(Value fragment) const {

@@ -52,7 +52,7 @@ mlir::tile::gpu_lowering::getOffsetSlice(PipelinedOp loop, CopyOp copy) {
 
 /// The ops of `scope` (outside `loop`) that `loop`'s bounds and its
 /// producers' offsets are computed from, in order; failure when one of
-/// them is not a pure op without regions in `scope`'s block.
+/// them has memory effects or regions or is not in `scope`'s block.
 FailureOr<SetVector<Operation *>>
 mlir::tile::gpu_lowering::getProducerSetup(PipelinedOp loop,
                                            ArrayRef<CopyOp> producers,
@@ -65,6 +65,9 @@ mlir::tile::gpu_lowering::getProducerSetup(PipelinedOp loop,
     llvm::append_range(roots, copy.getOffsets());
     for (Operation *op : *slice)
       llvm::append_range(roots, op->getOperands());
+    // A TMA load through a slice takes the slice's offsets as coordinates.
+    if (auto view = copy.getSource().getDefiningOp<memref::SubViewOp>())
+      llvm::append_range(roots, view.getOffsets());
   }
   SetVector<Operation *> setup;
   BackwardSliceOptions options;
@@ -80,8 +83,10 @@ mlir::tile::gpu_lowering::getProducerSetup(PipelinedOp loop,
     if (failed(getBackwardSlice(root, &setup, options)))
       return failure();
   }
+  // Without memory effects is enough (a persistent kernel's tile ids
+  // divide): the clones run where the originals do, unconditionally.
   for (Operation *op : setup)
-    if (op->getNumRegions() != 0 || !isPure(op) ||
+    if (op->getNumRegions() != 0 || !isMemoryEffectFree(op) ||
         op->getBlock() != &scope.front())
       return failure();
   return mlir::topologicalSort(setup);
@@ -260,9 +265,10 @@ void mlir::tile::gpu_lowering::planWarpSpecialization(KernelPlan &plan,
 
   // Clusters of 2 along the launch's x: without rasterization, or with
   // row panels of even height, the two blocks' ids differ in the first id
-  // only (when the grid's x is even, which the host checks).
+  // only (when the grid's x is even, which the host checks). Not for a
+  // persistent kernel, whose blocks walk tiles on their own.
   RasterAttr raster = kernel.getRasterAttr();
-  if (!plan.target.has(Feature::TmaMulticast) ||
+  if (!plan.target.has(Feature::TmaMulticast) || plan.persistent ||
       (raster && (raster.getOrder() != RasterOrder::Row ||
                   raster.getPanel() % 2 != 0)))
     return;

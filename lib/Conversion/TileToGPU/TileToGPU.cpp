@@ -17,9 +17,12 @@
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -33,6 +36,26 @@ using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {
+
+/// The name of the runtime function that returns the number of
+/// multiprocessors (NVIDIA SMs, AMD CUs) of the current device as i32.
+constexpr StringLiteral kMultiprocessorCount = "tileGpuMultiprocessorCount";
+
+/// Host code: the current device's multiprocessors, as index (declares
+/// the runtime function in the kernel's module the first time).
+Value getMultiprocessorCount(OpBuilder &b, Location loc, KernelOp kernel) {
+  auto module = kernel->getParentOfType<ModuleOp>();
+  auto type = b.getFunctionType({}, {b.getI32Type()});
+  if (!module.lookupSymbol(kMultiprocessorCount)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    func::FuncOp::create(b, loc, kMultiprocessorCount, type).setPrivate();
+  }
+  Value count =
+      func::CallOp::create(b, loc, kMultiprocessorCount, type.getResults())
+          .getResult(0);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), count);
+}
 
 struct KernelOpLowering : public OpRewritePattern<KernelOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -65,6 +88,19 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     Value one = context.constant(rewriter, loc, 1);
     while (grid.size() < 3)
       grid.push_back(one);
+    // Persistent: min(tiles, multiprocessors) blocks along x walk the
+    // tiles.
+    SmallVector<Value> launchGrid = grid;
+    Value tiles;
+    if (plan->persistent) {
+      tiles = arith::MulIOp::create(
+          rewriter, loc, arith::MulIOp::create(rewriter, loc, grid[0], grid[1]),
+          grid[2]);
+      launchGrid = {arith::MinUIOp::create(
+                        rewriter, loc, tiles,
+                        getMultiprocessorCount(rewriter, loc, kernel)),
+                    one, one};
+    }
     // TMA pipelines keep their mbarriers in static shared memory, which the
     // dynamic block follows: ask for room to align the block at run time.
     bool staticShared = llvm::any_of(
@@ -83,7 +119,7 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
       clusterX = arith::SelectOp::create(rewriter, loc, even, two, one);
     }
     auto launch = gpu::LaunchOp::create(
-        rewriter, loc, grid[0], grid[1], grid[2],
+        rewriter, loc, launchGrid[0], launchGrid[1], launchGrid[2],
         context.constant(rewriter, loc, plan->getLaunchThreads()), one, one,
         sharedSize, /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
         /*workgroupAttributions=*/{}, /*privateAttributions=*/{}, clusterX,
@@ -98,14 +134,7 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     auto terminator = gpu::TerminatorOp::create(rewriter, loc);
     rewriter.setInsertionPoint(terminator);
 
-    context.threadId = launch.getThreadIds().x;
-    gpu::KernelDim3 blockIds = launch.getBlockIds();
-    SmallVector<Value> launchIds{blockIds.x, blockIds.y, blockIds.z};
-    launchIds.resize(kernel.getGridRank());
-    SmallVector<Value> gridSizes(grid.begin(),
-                                 grid.begin() + launchIds.size());
-    SmallVector<Value> ids = getBlockIds(rewriter, loc, launchIds, gridSizes,
-                                         kernel.getRasterAttr());
+    context.threadId = context.launchThreadId = launch.getThreadIds().x;
     auto dynamicType = MemRefType::get(
         {ShapedType::kDynamic}, rewriter.getI8Type(),
         MemRefLayoutAttrInterface(),
@@ -126,9 +155,54 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
 
     // Move the body in (to the consumer threads of a warp-specialized
     // kernel), then give buffers their storage.
+    gpu::KernelDim3 blockIds = launch.getBlockIds();
+    SmallVector<Value> launchIds{blockIds.x, blockIds.y, blockIds.z};
+    launchIds.resize(kernel.getGridRank());
+    SmallVector<Value> gridSizes(grid.begin(),
+                                 grid.begin() + launchIds.size());
+    SmallVector<Value> ids;
+    if (!plan->persistent)
+      ids = getBlockIds(rewriter, loc, launchIds, gridSizes,
+                        kernel.getRasterAttr());
     Operation *bodyEnd = terminator;
     if (plan->warpSpecialized)
       bodyEnd = splitWarpSpecialized(context, rewriter, loc);
+    if (plan->persistent) {
+      // for t = block x; t < tiles; t += blocks: the tile's ids, x fastest.
+      rewriter.setInsertionPoint(bodyEnd);
+      // (The block count from the host, not the launch's grid size, which
+      // AMD's lowering reads through ROCm's device library.)
+      auto tileLoop = scf::ForOp::create(rewriter, loc, blockIds.x, tiles,
+                                         launchGrid[0]);
+      context.tileLoop = tileLoop;
+      bodyEnd = tileLoop.getBody()->getTerminator();
+      rewriter.setInsertionPoint(bodyEnd);
+      Value rest = tileLoop.getInductionVar();
+      for (auto [i, size] : llvm::enumerate(gridSizes)) {
+        bool last = i + 1 == gridSizes.size();
+        launchIds[i] =
+            last ? rest : arith::RemUIOp::create(rewriter, loc, rest, size);
+        if (!last)
+          rest = arith::DivUIOp::create(rewriter, loc, rest, size);
+      }
+      ids = getBlockIds(rewriter, loc, launchIds, gridSizes,
+                        kernel.getRasterAttr());
+      // LLVM would hoist every address computed from the thread id out of
+      // the tiles' loop, to be kept live across it (ptxas then spills):
+      // on NVIDIA, the id is read anew each tile, where LLVM cannot hoist
+      // it.
+      if (target->isNVIDIA()) {
+        Value tid = LLVM::InlineAsmOp::create(
+                        rewriter, loc, rewriter.getI32Type(), ValueRange(),
+                        "mov.u32 $0, %tid.x;", "=r", /*has_side_effects=*/true,
+                        /*is_align_stack=*/false,
+                        LLVM::tailcallkind::TailCallKind::None,
+                        LLVM::AsmDialectAttr(), ArrayAttr())
+                        .getResult(0);
+        context.threadId = arith::IndexCastUIOp::create(
+            rewriter, loc, rewriter.getIndexType(), tid);
+      }
+    }
     rewriter.inlineBlockBefore(&kernel.getBody().front(), bodyEnd, ids);
     SmallVector<Operation *> allocations;
     body.walk([&](Operation *op) {

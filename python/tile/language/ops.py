@@ -34,7 +34,8 @@ class Kernel:
     """``with T.Kernel(gx, gy, threads=128) as (bx, by):`` launches a grid of
     thread blocks; the body runs once per block."""
 
-    def __init__(self, *grid, threads=128, is_cpu=False, prelude=None):
+    def __init__(self, *grid, threads=128, is_cpu=False, prelude=None,
+                 persistent=False):
         if len(grid) == 1 and isinstance(grid[0], (list, tuple)):
             grid = tuple(grid[0])
         if not 1 <= len(grid) <= 3:
@@ -49,6 +50,9 @@ class Kernel:
         if not 1 <= self.threads <= 1024:
             raise error(f"T.Kernel's threads must be 1 to 1024, got {self.threads}")
         self.raster = None
+        # tile's addition: min(blocks, multiprocessors) blocks walk the
+        # grid's blocks (the kernel is marked tile.persistent).
+        self.persistent = bool(persistent)
 
     def __enter__(self):
         b = current_builder("T.Kernel")
@@ -72,8 +76,10 @@ class Kernel:
         def head(op):
             ids = ", ".join(v.name for v in op.regions[0].args)
             raster = f" raster({kernel.raster})" if kernel.raster else ""
+            attrs = (" attributes {tile.persistent}" if kernel.persistent
+                     else "")
             return (f"tile.kernel grid({ids}) in ({', '.join(sizes)}) "
-                    f"threads({kernel.threads}){raster}")
+                    f"threads({kernel.threads}){raster}{attrs}")
 
         _, self.op = b.emit(head, result=False)
         self.region = b.open_region("kernel", self.op, names, dt.index)

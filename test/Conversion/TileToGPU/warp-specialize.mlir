@@ -87,12 +87,19 @@ func.func @gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %
 
 // A pipelined loop inside another loop is not specialized (the producer
 // would have to follow the outer loop too): the TMA version runs with thread
-// 0 filling the stages, on the kernel's own 128 threads.
+// 0 filling the stages, on the kernel's own 128 threads. It sets its
+// mbarriers up each time it runs, so after it thread 0 invalidates them.
 // CHECK-LABEL: func.func @nested
 // CHECK: gpu.launch {{.*}} in (%{{[^ ]*}} = %c128,
 // CHECK-NOT: nvvm.setmaxregister
 // CHECK-NOT: nvvm.barrier id
+// CHECK: nvgpu.mbarrier.init
 // CHECK: nvgpu.tma.async.load
+// CHECK-NOT: nvvm.barrier id
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if
+// CHECK-COUNT-4: nvvm.mbarrier.inval
 // CHECK-NOT: nvvm.barrier id
 func.func @nested(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %kt: index) {
   %c0 = arith.constant 0 : index

@@ -41,6 +41,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -246,6 +247,21 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
   k.producerBarriers =
       createStageBarriers(k, b, loc, pipeline.stages, emptyCount,
                           /*wholeBlock=*/true, /*cluster=*/clustered);
+  if (k.plan.persistent) {
+    // The consumers' first tile starts where a lone loop would: reading
+    // stage 0, giving back stage s - 1 (none before the first), phases 0.
+    {
+      // In the kernel's entry block, where LLVM promotes it to registers.
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(b.getInsertionBlock());
+      k.pipelineState = memref::AllocaOp::create(
+          b, loc, MemRefType::get({4}, b.getIndexType()));
+    }
+    for (auto [i, v] : llvm::enumerate(
+             ArrayRef<int64_t>{0, 0, pipeline.stages - 1, 0}))
+      memref::StoreOp::create(b, loc, k.constant(b, loc, v), k.pipelineState,
+                              ValueRange{k.constant(b, loc, i)});
+  }
   // Registers: 64K per SM for the one block; the launch gives each thread
   // an equal share (8-register steps), the producer keeps 24 and the
   // consumers take what is left, up to 240.
@@ -340,6 +356,8 @@ private:
              Value go, const IRMapping &outside = IRMapping());
   /// Warp-specialized: the producer warpgroup's loop, in its block.
   LogicalResult buildProducer();
+  /// A shared-memory pointer to mbarrier `index`.
+  Value getBarrierPointer(OpBuilder &b, Location loc, Value index);
   /// Arrives on mbarrier `index` of the other block of the cluster pair.
   void arriveOnPeer(OpBuilder &b, Location loc, Value index);
   /// The stage after `stage` and its phase (flipped when the ring wraps).
@@ -474,16 +492,22 @@ std::pair<Value, Value> TmaPipelineBuilder::advance(OpBuilder &b, Location l,
           arith::XOrIOp::create(b, l, phase, wraps)};
 }
 
+Value TmaPipelineBuilder::getBarrierPointer(OpBuilder &b, Location l,
+                                            Value index) {
+  Value address = nvgpu::MBarrierGetOp::create(b, l, b.getI32Type(), barriers,
+                                               index);
+  return LLVM::IntToPtrOp::create(
+      b, l,
+      LLVM::LLVMPointerType::get(
+          b.getContext(),
+          static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+      address);
+}
+
 void TmaPipelineBuilder::arriveOnPeer(OpBuilder &b, Location l,
                                       Value index) {
   MLIRContext *context = b.getContext();
-  Value address = nvgpu::MBarrierGetOp::create(b, l, b.getI32Type(), barriers,
-                                               index);
-  Value local = LLVM::IntToPtrOp::create(
-      b, l,
-      LLVM::LLVMPointerType::get(
-          context, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
-      address);
+  Value local = getBarrierPointer(b, l, index);
   Value remote = NVVM::MapaOp::create(
       b, l,
       LLVM::LLVMPointerType::get(
@@ -507,8 +531,8 @@ LogicalResult TmaPipelineBuilder::buildProducer() {
   OpBuilder b(k.producerEnd);
   Value go = arith::AndIOp::create(
       b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k.threadId,
-                            index(b, k.threads)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            k.launchThreadId, index(b, k.threads)),
       k.tmaReady.lookup(loop));
   auto guard = scf::IfOp::create(b, loc, go, /*withElseRegion=*/false);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
@@ -517,22 +541,43 @@ LogicalResult TmaPipelineBuilder::buildProducer() {
   if (failed(setup))
     return loop.emitOpError("internal error: the producer warpgroup cannot "
                             "compute the loop's tiles");
-  IRMapping outside;
-  for (Operation *op : *setup)
-    b.clone(*op, outside);
-  Value first = arith::ConstantIntOp::create(b, loc, b.getI1Type(), false);
+  // One tile's loop, from ring position (stage, phase); returns the
+  // position after it.
+  auto fillTile = [&](OpBuilder &tb, IRMapping &outside,
+                      ValueRange position) -> ValueRange {
+    for (Operation *op : *setup)
+      tb.clone(*op, outside);
+    return scf::ForOp::create(
+               tb, loc, outside.lookupOrDefault(loop.getLower()),
+               outside.lookupOrDefault(loop.getUpper()),
+               outside.lookupOrDefault(loop.getStep()), position,
+               [&](OpBuilder &nb, Location l, Value iv, ValueRange carried) {
+                 Value stage = carried[0], phase = carried[1];
+                 Value emptyParity = arith::XOrIOp::create(
+                     nb, l, phase,
+                     arith::ConstantIntOp::create(nb, l, nb.getI1Type(), true));
+                 issue(nb, iv, stage, emptyParity, /*go=*/Value(), outside);
+                 auto [next, nextPhase] = advance(nb, l, stage, phase);
+                 scf::YieldOp::create(nb, l, ValueRange{next, nextPhase});
+               })
+        .getResults();
+  };
+  SmallVector<Value> start{
+      index(b, 0), arith::ConstantIntOp::create(b, loc, b.getI1Type(), false)};
+  auto tiles = cast_if_present<scf::ForOp>(k.tileLoop);
+  if (!tiles) {
+    IRMapping outside;
+    fillTile(b, outside, start);
+    return success();
+  }
+  // Persistent: the consumers' tiles in their order, the ring going on
+  // from one tile to the next.
   scf::ForOp::create(
-      b, loc, outside.lookupOrDefault(loop.getLower()),
-      outside.lookupOrDefault(loop.getUpper()),
-      outside.lookupOrDefault(loop.getStep()), ValueRange{index(b, 0), first},
-      [&](OpBuilder &nb, Location l, Value iv, ValueRange carried) {
-        Value stage = carried[0], phase = carried[1];
-        Value emptyParity = arith::XOrIOp::create(
-            nb, l, phase,
-            arith::ConstantIntOp::create(nb, l, nb.getI1Type(), true));
-        issue(nb, iv, stage, emptyParity, /*go=*/Value(), outside);
-        auto [next, nextPhase] = advance(nb, l, stage, phase);
-        scf::YieldOp::create(nb, l, ValueRange{next, nextPhase});
+      b, loc, tiles.getLowerBound(), tiles.getUpperBound(), tiles.getStep(),
+      start, [&](OpBuilder &tb, Location l, Value tile, ValueRange carried) {
+        IRMapping outside;
+        outside.map(tiles.getInductionVar(), tile);
+        scf::YieldOp::create(tb, l, fillTile(tb, outside, carried));
       });
   return success();
 }
@@ -586,6 +631,18 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   };
   SmallVector<Value> carriedInit = {index(b, 0), i1(b, false),
                                     index(b, stages - 1), i1(b, false)};
+  // Persistent and warp-specialized: where the last tile left the ring.
+  Value state = specialized ? k.pipelineState : Value();
+  if (state)
+    for (int64_t i = 0; i < 4; ++i) {
+      Value v = memref::LoadOp::create(b, loc, state,
+                                       ValueRange{index(b, i)});
+      carriedInit[i] = i % 2 ? arith::CmpIOp::create(
+                                   b, loc, arith::CmpIPredicate::ne, v,
+                                   index(b, 0))
+                             : v;
+    }
+  SmallVector<Value> initial = carriedInit;
   Value loopLower = lower;
   // FlashAttention-3's intra-warpgroup overlap (plan.deferredGemm): the
   // loop issues the last gemm G2 of iteration j - 1 right after G1 of
@@ -599,7 +656,7 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
     auto peel = scf::IfOp::create(b, loc, ran, /*withElseRegion=*/false);
     OpBuilder pb(peel.thenBlock()->getTerminator());
-    peelStage = index(pb, 0);
+    peelStage = carriedInit[0];
     waitFull(pb, carriedInit[1], carriedInit[0]);
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), lower);
@@ -828,7 +885,34 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
                                     : forOp.getOperation());
   if (async)
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  if (state) {
+    // The next tile goes on from here. Its stages are filled meanwhile:
+    // the last one read goes back too (the loop gives each back one
+    // iteration late), and without a deferred gemm nothing else does.
+    Value ranAny =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
+    if (async && !deferred)
+      buildGuarded(b, loc, ranAny,
+                   [&](OpBuilder &then) { release(then, forOp.getResult(2)); });
+    for (int64_t i = 0; i < 4; ++i) {
+      Value v = arith::SelectOp::create(b, loc, ranAny, forOp.getResult(i),
+                                        initial[i]);
+      if (i % 2)
+        v = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+      memref::StoreOp::create(b, loc, v, state, ValueRange{index(b, i)});
+    }
+  }
   k.barrier(b, loc);
+  if (!specialized && loop->getParentOfType<LoopLikeOpInterface>()) {
+    // The loop may run again (in a loop, or a persistent kernel's next
+    // tile) and set its mbarriers up anew, after a barrier: they are
+    // invalidated first.
+    buildGuarded(b, loc, isLeader, [&](OpBuilder &then) {
+      for (int64_t i = 0; i < 2 * stages; ++i)
+        NVVM::MBarrierInvalOp::create(
+            then, loc, getBarrierPointer(then, loc, index(then, i)));
+    });
+  }
   return success();
 }
 
