@@ -57,6 +57,44 @@ Value getMultiprocessorCount(OpBuilder &b, Location loc, KernelOp kernel) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), count);
 }
 
+/// A persistent kernel's loop over its tiles, at the builder's position:
+/// `for t = block; t < tiles; t += blocks` (the block count from the host:
+/// AMD's lowering would read the launch's grid size through ROCm's device
+/// library). Returns the tile's block ids (x fastest, then the raster),
+/// computed at the start of the loop's body; sets `k.tileLoop` and, on
+/// NVIDIA, `k.threadId` to a read of the thread id in the body: LLVM would
+/// hoist every address computed from the launch's id out of the loop and
+/// keep it live across it (ptxas then spills).
+SmallVector<Value> openTileLoop(OpBuilder &b, Location loc, KernelContext &k,
+                                KernelOp kernel, Value block, Value tiles,
+                                Value blocks, ArrayRef<Value> gridSizes) {
+  auto tileLoop = scf::ForOp::create(b, loc, block, tiles, blocks);
+  k.tileLoop = tileLoop;
+  b.setInsertionPointToStart(tileLoop.getBody());
+  SmallVector<Value> launchIds;
+  Value rest = tileLoop.getInductionVar();
+  for (auto [i, size] : llvm::enumerate(gridSizes)) {
+    if (i + 1 == gridSizes.size()) {
+      launchIds.push_back(rest);
+      break;
+    }
+    launchIds.push_back(arith::RemUIOp::create(b, loc, rest, size));
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  SmallVector<Value> ids =
+      getBlockIds(b, loc, launchIds, gridSizes, kernel.getRasterAttr());
+  if (k.target.isNVIDIA()) {
+    Value tid = LLVM::InlineAsmOp::create(
+                    b, loc, b.getI32Type(), ValueRange(), "mov.u32 $0, %tid.x;",
+                    "=r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+                    LLVM::tailcallkind::TailCallKind::None,
+                    LLVM::AsmDialectAttr(), ArrayAttr())
+                    .getResult(0);
+    k.threadId = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tid);
+  }
+  return ids;
+}
+
 struct KernelOpLowering : public OpRewritePattern<KernelOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -168,40 +206,10 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     if (plan->warpSpecialized)
       bodyEnd = splitWarpSpecialized(context, rewriter, loc);
     if (plan->persistent) {
-      // for t = block x; t < tiles; t += blocks: the tile's ids, x fastest.
       rewriter.setInsertionPoint(bodyEnd);
-      // (The block count from the host, not the launch's grid size, which
-      // AMD's lowering reads through ROCm's device library.)
-      auto tileLoop = scf::ForOp::create(rewriter, loc, blockIds.x, tiles,
-                                         launchGrid[0]);
-      context.tileLoop = tileLoop;
-      bodyEnd = tileLoop.getBody()->getTerminator();
-      rewriter.setInsertionPoint(bodyEnd);
-      Value rest = tileLoop.getInductionVar();
-      for (auto [i, size] : llvm::enumerate(gridSizes)) {
-        bool last = i + 1 == gridSizes.size();
-        launchIds[i] =
-            last ? rest : arith::RemUIOp::create(rewriter, loc, rest, size);
-        if (!last)
-          rest = arith::DivUIOp::create(rewriter, loc, rest, size);
-      }
-      ids = getBlockIds(rewriter, loc, launchIds, gridSizes,
-                        kernel.getRasterAttr());
-      // LLVM would hoist every address computed from the thread id out of
-      // the tiles' loop, to be kept live across it (ptxas then spills):
-      // on NVIDIA, the id is read anew each tile, where LLVM cannot hoist
-      // it.
-      if (target->isNVIDIA()) {
-        Value tid = LLVM::InlineAsmOp::create(
-                        rewriter, loc, rewriter.getI32Type(), ValueRange(),
-                        "mov.u32 $0, %tid.x;", "=r", /*has_side_effects=*/true,
-                        /*is_align_stack=*/false,
-                        LLVM::tailcallkind::TailCallKind::None,
-                        LLVM::AsmDialectAttr(), ArrayAttr())
-                        .getResult(0);
-        context.threadId = arith::IndexCastUIOp::create(
-            rewriter, loc, rewriter.getIndexType(), tid);
-      }
+      ids = openTileLoop(rewriter, loc, context, kernel, blockIds.x, tiles,
+                         launchGrid[0], gridSizes);
+      bodyEnd = cast<scf::ForOp>(context.tileLoop).getBody()->getTerminator();
     }
     rewriter.inlineBlockBefore(&kernel.getBody().front(), bodyEnd, ids);
     SmallVector<Operation *> allocations;
