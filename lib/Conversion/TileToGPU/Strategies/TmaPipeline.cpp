@@ -23,7 +23,9 @@
 // PipelinePlan::deferredGemm), the consumers issue it one iteration late,
 // after the next iteration's first gemm, so that the softmax in between
 // overlaps it (the copy into its A, P = S, moves to the start of that next
-// iteration); the first iteration is peeled.
+// iteration); the first iteration is peeled. In a persistent kernel
+// (KernelContext::tileLoop) the producer walks the tiles too and both sides
+// carry their place in the stages' ring from one tile's loop to the next.
 //
 //===----------------------------------------------------------------------===//
 
