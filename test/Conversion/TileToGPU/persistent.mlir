@@ -35,6 +35,7 @@
 // CHECK:          llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;", "=r"  : () -> i32
 // The tile's loop starts where the last one left the ring ...
 // CHECK:          %[[R0:.*]] = memref.load %[[STATE]][%c0]
+// CHECK:          %[[RAN:.*]] = arith.cmpi sgt, %{{.*}}, %c0 : index
 // CHECK:          scf.for %{{.*}} iter_args(%{{.*}} = %[[R0]],
 // CHECK:            nvgpu.mbarrier.try_wait.parity
 // CHECK:            wgmma.mma_async
@@ -42,7 +43,6 @@
 // lone kernel never does: nothing waits for it), and leaves the ring's
 // place for the next tile.
 // CHECK:          nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:     %[[RAN:.*]] = arith.cmpi sgt, %{{.*}}, %c0 : index
 // CHECK-NEXT:     scf.if %[[RAN]] {
 // CHECK:            nvgpu.mbarrier.arrive
 // CHECK:          arith.select %[[RAN]]

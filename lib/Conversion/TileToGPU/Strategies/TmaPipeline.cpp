@@ -651,11 +651,13 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   // iteration j, so iteration 0 (which has no G2 to issue) is peeled: it
   // runs before the loop, without G2, and the loop starts at iteration 1.
   bool deferred = specialized && plan.deferredGemm;
+  // Whether the loop runs at all (the peel's and the ring state's guard).
   Value ran, peelStage;
-  Block *peeled = nullptr;
-  if (deferred) {
+  if (deferred || state)
     ran =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
+  Block *peeled = nullptr;
+  if (deferred) {
     auto peel = scf::IfOp::create(b, loc, ran, /*withElseRegion=*/false);
     OpBuilder pb(peel.thenBlock()->getTerminator());
     peelStage = carriedInit[0];
@@ -891,14 +893,12 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
     // The next tile goes on from here. Its stages are filled meanwhile:
     // the last one read goes back too (the loop gives each back one
     // iteration late), and without a deferred gemm nothing else does.
-    Value ranAny =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lower, upper);
     if (async && !deferred)
-      buildGuarded(b, loc, ranAny,
+      buildGuarded(b, loc, ran,
                    [&](OpBuilder &then) { release(then, forOp.getResult(2)); });
     for (int64_t i = 0; i < 4; ++i) {
-      Value v = arith::SelectOp::create(b, loc, ranAny, forOp.getResult(i),
-                                        initial[i]);
+      Value v =
+          arith::SelectOp::create(b, loc, ran, forOp.getResult(i), initial[i]);
       if (i % 2)
         v = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
       memref::StoreOp::create(b, loc, v, state, ValueRange{index(b, i)});
