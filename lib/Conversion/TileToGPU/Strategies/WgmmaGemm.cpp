@@ -39,29 +39,41 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-/// The accumulators are valid once waited for: an empty asm that takes and
-/// returns them keeps every read after the wait.
-static SmallVector<Value> fenceAccumulators(OpBuilder &b, Location loc,
-                                            ValueRange values) {
-  int64_t n = values.size();
-  std::string constraints;
-  for (int64_t i = 0; i < n; ++i)
-    constraints += "=f,";
-  for (int64_t i = 0; i < n; ++i)
-    constraints += std::to_string(i) + (i + 1 < n ? "," : "");
-  auto type = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(n, b.getF32Type()));
-  Value fenced =
-      LLVM::InlineAsmOp::create(
-          b, loc, type, values, "", constraints,
-          /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-          ArrayAttr())
-          .getResult(0);
+/// `values` (all f32 or all i32) passed through empty asm statements with
+/// side effects, which take and return them (64 to a statement): a value
+/// read after them is the one defined before them, and side effects keep
+/// their place among wgmma's fence and waits. Around a wgmma this pins the
+/// registers it reads before wgmma.fence (an accumulator or A defined after
+/// the fence is undefined behaviour: LLVM put the zeros of a first k-step
+/// there once they were constants, and an H200 computed wrong results) and
+/// keeps reads of the accumulator after the wait.
+static SmallVector<Value> fenceRegisters(OpBuilder &b, Location loc,
+                                         ValueRange values) {
+  constexpr int64_t kPerStatement = 64;
   SmallVector<Value> results;
-  for (int64_t i = 0; i < n; ++i)
-    results.push_back(LLVM::ExtractValueOp::create(b, loc, fenced, i));
+  for (int64_t base = 0, e = values.size(); base < e; base += kPerStatement) {
+    ValueRange chunk = values.slice(base, std::min(kPerStatement, e - base));
+    int64_t n = chunk.size();
+    Type type = chunk.front().getType();
+    std::string output = type.isF32() ? "=f," : "=r,";
+    std::string constraints;
+    for (int64_t i = 0; i < n; ++i)
+      constraints += output;
+    for (int64_t i = 0; i < n; ++i)
+      constraints += std::to_string(i) + (i + 1 < n ? "," : "");
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(n, type));
+    Value fenced =
+        LLVM::InlineAsmOp::create(
+            b, loc, structType, chunk, "", constraints,
+            /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+            ArrayAttr())
+            .getResult(0);
+    for (int64_t i = 0; i < n; ++i)
+      results.push_back(LLVM::ExtractValueOp::create(b, loc, fenced, i));
+  }
   return results;
 }
 
@@ -287,7 +299,22 @@ LogicalResult WgmmaLowering::run() {
     return words;
   };
 
+  // What wgmma reads from registers (the accumulator unless cleared, A's
+  // registers) is defined and pinned before wgmma.fence.
+  int64_t tiles = plan.repeatsM * plan.repeatsN;
+  SmallVector<Value> accumulators;
+  if (!op.getClearAccum())
+    for (int64_t s = 0; s < tiles * regs; ++s)
+      accumulators.push_back(loadFragmentSlot(b, loc, c, s));
+  accumulators = fenceRegisters(b, loc, accumulators);
+  SmallVector<Value> aWords;
+  if (!plan.aFromShared)
+    for (int64_t mi = 0; mi < plan.repeatsM; ++mi)
+      for (int64_t ki = 0; ki < plan.repeatsK; ++ki)
+        llvm::append_range(aWords, aRegisters(mi, ki));
+  aWords = fenceRegisters(b, loc, aWords);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
+
   SmallVector<std::pair<int64_t, Value>> results;
   for (int64_t mi = 0; mi < plan.repeatsM; ++mi) {
     for (int64_t ni = 0; ni < plan.repeatsN; ++ni) {
@@ -297,8 +324,8 @@ LogicalResult WgmmaLowering::run() {
       Value acc = LLVM::PoisonOp::create(b, loc, accType);
       if (!op.getClearAccum())
         for (int64_t r = 0; r < regs; ++r)
-          acc = LLVM::InsertValueOp::create(
-              b, loc, acc, loadFragmentSlot(b, loc, c, slotBase + r), r);
+          acc = LLVM::InsertValueOp::create(b, loc, acc,
+                                            accumulators[slotBase + r], r);
       for (int64_t ki = 0; ki < plan.repeatsK; ++ki) {
         int64_t k0 = ki * plan.atomK;
         SmallVector<Value> aOperand;
@@ -306,7 +333,8 @@ LogicalResult WgmmaLowering::run() {
           aOperand.push_back(
               advance(aBase, aDesc->offset(mi * plan.atomM, k0)));
         else
-          aOperand = aRegisters(mi, ki);
+          aOperand.assign(aWords.begin() + (mi * plan.repeatsK + ki) * 4,
+                          aWords.begin() + (mi * plan.repeatsK + ki + 1) * 4);
         Value descB = advance(bBase, bDesc.offset(ni * plan.atomN, k0));
         acc = mma(acc, aOperand, descB, ki != 0 || !op.getClearAccum());
       }
@@ -328,7 +356,7 @@ LogicalResult WgmmaLowering::run() {
     SmallVector<Value> values;
     for (int64_t i = 0; i < regs; ++i)
       values.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
-    for (auto [r, value] : llvm::enumerate(fenceAccumulators(b, loc, values)))
+    for (auto [r, value] : llvm::enumerate(fenceRegisters(b, loc, values)))
       storeFragmentSlot(b, loc, c, slotBase + r, value);
   }
   return success();
@@ -340,15 +368,11 @@ void mlir::tile::gpu_lowering::waitForWgmma(OpBuilder &b, Location loc,
                                             int64_t pending,
                                             const FragmentStorage &c) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
-  constexpr int64_t kPerFence = 64;
-  int64_t slots = getSlotExtent(c.layout);
-  for (int64_t base = 0; base < slots; base += kPerFence) {
-    SmallVector<Value> values;
-    for (int64_t s = base; s < std::min(slots, base + kPerFence); ++s)
-      values.push_back(loadFragmentSlot(b, loc, c, s));
-    for (auto [i, value] : llvm::enumerate(fenceAccumulators(b, loc, values)))
-      storeFragmentSlot(b, loc, c, base + i, value);
-  }
+  SmallVector<Value> values;
+  for (int64_t s = 0, e = getSlotExtent(c.layout); s < e; ++s)
+    values.push_back(loadFragmentSlot(b, loc, c, s));
+  for (auto [s, value] : llvm::enumerate(fenceRegisters(b, loc, values)))
+    storeFragmentSlot(b, loc, c, s, value);
 }
 
 LogicalResult mlir::tile::gpu_lowering::emitWgmmaGemm(
