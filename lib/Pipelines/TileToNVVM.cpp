@@ -69,9 +69,13 @@ void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
   pm.addPass(createTileSpecializeKernels());
   pm.addPass(createTileInferLayouts());
   pm.addPass(createConvertTileToGPU());
-  // Outline before any canonicalization: outlining sinks the constants
-  // kernels use into them, so slot indices stay constants (and fragments
-  // registers) instead of becoming kernel parameters.
+  // Constants (and dims, compares, selects of them) the kernels use from
+  // outside go into them, so that they stay constants there (loop bounds
+  // and steps, a kernel's scale) instead of becoming kernel parameters;
+  // then outline before any canonicalization, which would hoist the
+  // constants the lowering made inside the kernels (slot indices) out of
+  // them.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
