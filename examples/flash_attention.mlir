@@ -26,6 +26,7 @@ func.func @flash_attention_d64(%Q: memref<?x?x64xf16>, %K: memref<?x?x64xf16>, %
   %bm = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.0 : f32
   // log2(e) / sqrt(64): scores are scaled once, exponentials are exp2.
   %scale = arith.constant 0.18033688011112042 : f32
   %bh = memref.dim %Q, %c0 : memref<?x?x64xf16>
@@ -108,10 +109,17 @@ func.func @flash_attention_d64(%Q: memref<?x?x64xf16>, %K: memref<?x?x64xf16>, %
       }
       tile.gemm %P, %Vs, %acc policy full_row : !tile.fragment<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
     }
+    // 1 / l once per row, then a multiply per element (a division per
+    // element is a reciprocal, its refinement and a slow-path check).
+    tile.parallel (%r) in (64) {
+      %lv = tile.load %l[%r] : !tile.fragment<64xf32>
+      %inv = arith.divf %one, %lv : f32
+      tile.store %inv, %l[%r] : !tile.fragment<64xf32>
+    }
     tile.parallel (%r, %c) in (64, 64) {
       %x = tile.load %acc[%r, %c] : !tile.fragment<64x64xf32>
-      %lv = tile.load %l[%r] : !tile.fragment<64xf32>
-      %y = arith.divf %x, %lv : f32
+      %inv = tile.load %l[%r] : !tile.fragment<64xf32>
+      %y = arith.mulf %x, %inv : f32
       tile.store %y, %acc[%r, %c] : !tile.fragment<64x64xf32>
     }
     tile.copy %acc -> %o[%q0, 0] : !tile.fragment<64x64xf32>, memref<?x64xf16, strided<[64, 1], offset: ?>>
@@ -125,6 +133,7 @@ func.func @flash_attention_d64_causal(%Q: memref<?x?x64xf16>, %K: memref<?x?x64x
   %bm = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.0 : f32
   // log2(e) / sqrt(64): scores are scaled once, exponentials are exp2.
   %scale = arith.constant 0.18033688011112042 : f32
   %bh = memref.dim %Q, %c0 : memref<?x?x64xf16>
@@ -223,10 +232,17 @@ func.func @flash_attention_d64_causal(%Q: memref<?x?x64xf16>, %K: memref<?x?x64x
       }
       tile.gemm %P, %Vs, %acc policy full_row : !tile.fragment<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
     }
+    // 1 / l once per row, then a multiply per element (a division per
+    // element is a reciprocal, its refinement and a slow-path check).
+    tile.parallel (%r) in (64) {
+      %lv = tile.load %l[%r] : !tile.fragment<64xf32>
+      %inv = arith.divf %one, %lv : f32
+      tile.store %inv, %l[%r] : !tile.fragment<64xf32>
+    }
     tile.parallel (%r, %c) in (64, 64) {
       %x = tile.load %acc[%r, %c] : !tile.fragment<64x64xf32>
-      %lv = tile.load %l[%r] : !tile.fragment<64xf32>
-      %y = arith.divf %x, %lv : f32
+      %inv = tile.load %l[%r] : !tile.fragment<64xf32>
+      %y = arith.mulf %x, %inv : f32
       tile.store %y, %acc[%r, %c] : !tile.fragment<64x64xf32>
     }
     tile.copy %acc -> %o[%q0, 0] : !tile.fragment<64x64xf32>, memref<?x64xf16, strided<[64, 1], offset: ?>>
@@ -241,6 +257,7 @@ func.func @flash_attention_d128(%Q: memref<?x?x128xf16>, %K: memref<?x?x128xf16>
   %bn = arith.constant 32 : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.0 : f32
   // log2(e) / sqrt(128): scores are scaled once, exponentials are exp2.
   %scale = arith.constant 0.12751743082459868 : f32
   %bh = memref.dim %Q, %c0 : memref<?x?x128xf16>
@@ -323,10 +340,17 @@ func.func @flash_attention_d128(%Q: memref<?x?x128xf16>, %K: memref<?x?x128xf16>
       }
       tile.gemm %P, %Vs, %acc policy full_row : !tile.fragment<64x32xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x128xf32>
     }
+    // 1 / l once per row, then a multiply per element (a division per
+    // element is a reciprocal, its refinement and a slow-path check).
+    tile.parallel (%r) in (64) {
+      %lv = tile.load %l[%r] : !tile.fragment<64xf32>
+      %inv = arith.divf %one, %lv : f32
+      tile.store %inv, %l[%r] : !tile.fragment<64xf32>
+    }
     tile.parallel (%r, %c) in (64, 128) {
       %x = tile.load %acc[%r, %c] : !tile.fragment<64x128xf32>
-      %lv = tile.load %l[%r] : !tile.fragment<64xf32>
-      %y = arith.divf %x, %lv : f32
+      %inv = tile.load %l[%r] : !tile.fragment<64xf32>
+      %y = arith.mulf %x, %inv : f32
       tile.store %y, %acc[%r, %c] : !tile.fragment<64x128xf32>
     }
     tile.copy %acc -> %o[%q0, 0] : !tile.fragment<64x128xf32>, memref<?x128xf16, strided<[128, 1], offset: ?>>
@@ -341,6 +365,7 @@ func.func @flash_attention_d128_causal(%Q: memref<?x?x128xf16>, %K: memref<?x?x1
   %bn = arith.constant 32 : index
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.0 : f32
   // log2(e) / sqrt(128): scores are scaled once, exponentials are exp2.
   %scale = arith.constant 0.12751743082459868 : f32
   %bh = memref.dim %Q, %c0 : memref<?x?x128xf16>
@@ -439,10 +464,17 @@ func.func @flash_attention_d128_causal(%Q: memref<?x?x128xf16>, %K: memref<?x?x1
       }
       tile.gemm %P, %Vs, %acc policy full_row : !tile.fragment<64x32xf16>, memref<32x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x128xf32>
     }
+    // 1 / l once per row, then a multiply per element (a division per
+    // element is a reciprocal, its refinement and a slow-path check).
+    tile.parallel (%r) in (64) {
+      %lv = tile.load %l[%r] : !tile.fragment<64xf32>
+      %inv = arith.divf %one, %lv : f32
+      tile.store %inv, %l[%r] : !tile.fragment<64xf32>
+    }
     tile.parallel (%r, %c) in (64, 128) {
       %x = tile.load %acc[%r, %c] : !tile.fragment<64x128xf32>
-      %lv = tile.load %l[%r] : !tile.fragment<64xf32>
-      %y = arith.divf %x, %lv : f32
+      %inv = tile.load %l[%r] : !tile.fragment<64xf32>
+      %y = arith.mulf %x, %inv : f32
       tile.store %y, %acc[%r, %c] : !tile.fragment<64x128xf32>
     }
     tile.copy %acc -> %o[%q0, 0] : !tile.fragment<64x128xf32>, memref<?x128xf16, strided<[128, 1], offset: ?>>
