@@ -307,14 +307,16 @@ bool mlir::tile::gpu_lowering::canMulticast(const KernelPlan &plan,
 }
 
 /// Whether `gemm`, in `loop`'s body, may run on while the loop goes on: a
-/// wgmma reading A and B from shared memory whose accumulator no other op
-/// of the loop touches (so only the next gemm, which the hardware orders
-/// after it, and code after the loop read it).
+/// wgmma reading A and B from shared memory into an f32 accumulator that
+/// no other op of the loop touches (so only the next gemm, which the
+/// hardware orders after it, and code after the loop read it). An f16
+/// accumulator is packed and unpacked around each wgmma, which reads it.
 bool mlir::tile::gpu_lowering::canStayInFlight(const KernelPlan &plan,
                                                PipelinedOp loop, GemmOp gemm) {
   const GemmPlan &gemmPlan = plan.gemms.find(gemm)->second;
-  if (gemmPlan.instruction != GemmInstruction::Wgmma ||
-      !gemmPlan.aFromShared || gemm.getClearAccum())
+  if (gemmPlan.instruction != GemmInstruction::Wgmma || !gemmPlan.aFromShared ||
+      gemm.getClearAccum() ||
+      !cast<FragmentType>(gemm.getC().getType()).getElementType().isF32())
     return false;
   return llvm::all_of(gemm.getC().getUsers(), [&](Operation *user) {
     return user == gemm || !loop->isAncestor(user);

@@ -22,7 +22,9 @@
 // next stage is waited for, or issues it late and waits where it must
 // (waitForWgmma; PipelinePlan::deferredGemm).
 // Upstream's nvvm.wgmma.mma_async has no register-A form, so both forms are
-// emitted as the PTX instruction itself.
+// emitted as the PTX instruction itself. An f16 accumulator (f16 A and B)
+// holds the same elements per thread as an f32 one, two to a register:
+// slots 2r and 2r + 1 go in and come out packed as an f16x2 word.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,12 +41,12 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-/// `values` (all f32 or all i32) passed through empty asm statements with
-/// side effects, which take and return them (64 to a statement): a value
-/// read after them is the one defined before them, and side effects keep
-/// their place among wgmma's fence and waits. Around a wgmma this pins the
-/// registers it reads before wgmma.fence (an accumulator or A defined after
-/// the fence is undefined behaviour: LLVM put the zeros of a first k-step
+/// `values` (all of one type: f32, i32, or 16-bit) passed through empty asm
+/// statements with side effects, which take and return them (64 to a
+/// statement): a value read after them is the one defined before them, and side
+/// effects keep their place among wgmma's fence and waits. Around a wgmma this
+/// pins the registers it reads before wgmma.fence (an accumulator or A defined
+/// after the fence is undefined behaviour: LLVM put the zeros of a first k-step
 /// there once they were constants, and an H200 computed wrong results) and
 /// keeps reads of the accumulator after the wait.
 static SmallVector<Value> fenceRegisters(OpBuilder &b, Location loc,
@@ -55,7 +57,9 @@ static SmallVector<Value> fenceRegisters(OpBuilder &b, Location loc,
     ValueRange chunk = values.slice(base, std::min(kPerStatement, e - base));
     int64_t n = chunk.size();
     Type type = chunk.front().getType();
-    std::string output = type.isF32() ? "=f," : "=r,";
+    std::string output = type.isF32()                         ? "=f,"
+                         : type.getIntOrFloatBitWidth() == 16 ? "=h,"
+                                                              : "=r,";
     std::string constraints;
     for (int64_t i = 0; i < n; ++i)
       constraints += output;
@@ -75,6 +79,36 @@ static SmallVector<Value> fenceRegisters(OpBuilder &b, Location loc,
       results.push_back(LLVM::ExtractValueOp::create(b, loc, fenced, i));
   }
   return results;
+}
+
+/// Slots `first` and `first + 1` of a 16-bit `fragment` as one 32-bit word
+/// (the register wgmma reads them from).
+static Value packSlots(OpBuilder &b, Location loc,
+                       const FragmentStorage &fragment, int64_t first) {
+  auto pairType = VectorType::get({2}, fragment.type.getElementType());
+  auto wordType = VectorType::get({1}, b.getI32Type());
+  Value pair = vector::FromElementsOp::create(
+      b, loc, pairType,
+      ValueRange{loadFragmentSlot(b, loc, fragment, first),
+                 loadFragmentSlot(b, loc, fragment, first + 1)});
+  Value word = vector::BitCastOp::create(b, loc, wordType, pair);
+  return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+}
+
+/// A 32-bit `word` split into slots `first` and `first + 1` of a 16-bit
+/// `fragment`.
+static void unpackSlots(OpBuilder &b, Location loc,
+                        const FragmentStorage &fragment, int64_t first,
+                        Value word) {
+  auto pairType = VectorType::get({2}, fragment.type.getElementType());
+  Value pair = vector::BitCastOp::create(
+      b, loc, pairType,
+      vector::FromElementsOp::create(
+          b, loc, VectorType::get({1}, b.getI32Type()), ValueRange{word}));
+  for (int64_t i = 0; i < 2; ++i)
+    storeFragmentSlot(
+        b, loc, fragment, first + i,
+        vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{i}));
 }
 
 namespace {
@@ -152,6 +186,15 @@ private:
     return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
   }
 
+  /// An f16 accumulator: two elements per 32-bit register.
+  bool isHalfAccumulator() const { return c.type.getElementType().isF16(); }
+  /// Accumulator elements per thread of one instruction's tile, and the
+  /// registers that hold them.
+  int64_t accumulatorSlots() const { return plan.atomN / 2; }
+  int64_t accumulatorRegisters() const {
+    return isHalfAccumulator() ? plan.atomN / 4 : plan.atomN / 2;
+  }
+
   const KernelContext &k;
   OpBuilder &b;
   GemmOp op;
@@ -199,7 +242,7 @@ Value WgmmaLowering::advance(Value base, int64_t bytes) {
 
 Value WgmmaLowering::mma(Value acc, ValueRange aOperand, Value descB,
                          bool accumulate) {
-  int64_t n = plan.atomN, regs = n / 2;
+  int64_t n = plan.atomN, regs = accumulatorRegisters();
   Type aType = a.elementType, bType = bOperand.elementType;
   bool sixteenBit = aType.getIntOrFloatBitWidth() == 16;
   // Operands: the accumulator outputs $0.., the tied accumulator inputs,
@@ -209,7 +252,8 @@ Value WgmmaLowering::mma(Value acc, ValueRange aOperand, Value descB,
   llvm::raw_string_ostream os(asmText);
   os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << bIndex + 1
      << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << n << "k" << plan.atomK
-     << ".f32." << getPtxType(aType) << "." << getPtxType(bType) << " {";
+     << (isHalfAccumulator() ? ".f16." : ".f32.") << getPtxType(aType) << "."
+     << getPtxType(bType) << " {";
   for (int64_t i = 0; i < regs; ++i)
     os << (i ? ", " : "") << "$" << i;
   os << "}, ";
@@ -231,7 +275,7 @@ Value WgmmaLowering::mma(Value acc, ValueRange aOperand, Value descB,
 
   std::string constraints;
   for (int64_t i = 0; i < regs; ++i)
-    constraints += "=f,";
+    constraints += isHalfAccumulator() ? "=r," : "=f,";
   for (int64_t i = 0; i < regs; ++i)
     constraints += std::to_string(i) + ",";
   for (size_t i = 0; i < aOperand.size(); ++i)
@@ -256,10 +300,22 @@ Value WgmmaLowering::mma(Value acc, ValueRange aOperand, Value descB,
 }
 
 LogicalResult WgmmaLowering::run() {
-  int64_t regs = plan.atomN / 2;
-  Type f32 = b.getF32Type();
+  bool half = isHalfAccumulator();
+  int64_t slots = accumulatorSlots(), regs = accumulatorRegisters();
+  Type regType = half ? Type(b.getI32Type()) : Type(b.getF32Type());
   auto accType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(regs, f32));
+      b.getContext(), SmallVector<Type>(regs, regType));
+  // Register r of instruction tile t: slot(s) of C it holds.
+  auto loadRegister = [&](int64_t t, int64_t r) {
+    return half ? packSlots(b, loc, c, t * slots + 2 * r)
+                : loadFragmentSlot(b, loc, c, t * slots + r);
+  };
+  auto storeRegister = [&](int64_t t, int64_t r, Value value) {
+    if (half)
+      unpackSlots(b, loc, c, t * slots + 2 * r, value);
+    else
+      storeFragmentSlot(b, loc, c, t * slots + r, value);
+  };
 
   Value group = arith::DivUIOp::create(b, loc, k.threadId,
                                        k.constant(b, loc, plan.warpSize));
@@ -285,17 +341,8 @@ LogicalResult WgmmaLowering::run() {
   auto aRegisters = [&](int64_t mi, int64_t ki) {
     SmallVector<Value> words;
     int64_t base = (mi * plan.repeatsK + ki) * 8;
-    auto pairType = VectorType::get({2}, a.elementType);
-    auto wordType = VectorType::get({1}, b.getI32Type());
-    for (int64_t r = 0; r < 4; ++r) {
-      Value pair = vector::FromElementsOp::create(
-          b, loc, pairType,
-          ValueRange{loadFragmentSlot(b, loc, *a.fragment, base + 2 * r),
-                     loadFragmentSlot(b, loc, *a.fragment, base + 2 * r + 1)});
-      Value word = vector::BitCastOp::create(b, loc, wordType, pair);
-      words.push_back(vector::ExtractOp::create(b, loc, word,
-                                                ArrayRef<int64_t>{0}));
-    }
+    for (int64_t r = 0; r < 4; ++r)
+      words.push_back(packSlots(b, loc, *a.fragment, base + 2 * r));
     return words;
   };
 
@@ -304,8 +351,9 @@ LogicalResult WgmmaLowering::run() {
   int64_t tiles = plan.repeatsM * plan.repeatsN;
   SmallVector<Value> accumulators;
   if (!op.getClearAccum())
-    for (int64_t s = 0; s < tiles * regs; ++s)
-      accumulators.push_back(loadFragmentSlot(b, loc, c, s));
+    for (int64_t t = 0; t < tiles; ++t)
+      for (int64_t r = 0; r < regs; ++r)
+        accumulators.push_back(loadRegister(t, r));
   accumulators = fenceRegisters(b, loc, accumulators);
   SmallVector<Value> aWords;
   if (!plan.aFromShared)
@@ -318,14 +366,14 @@ LogicalResult WgmmaLowering::run() {
   SmallVector<std::pair<int64_t, Value>> results;
   for (int64_t mi = 0; mi < plan.repeatsM; ++mi) {
     for (int64_t ni = 0; ni < plan.repeatsN; ++ni) {
-      int64_t slotBase = (mi * plan.repeatsN + ni) * regs;
+      int64_t tile = mi * plan.repeatsN + ni;
       // With clear_accum the first k-step does not read the accumulator
       // (scale-d 0): nothing initializes it.
       Value acc = LLVM::PoisonOp::create(b, loc, accType);
       if (!op.getClearAccum())
         for (int64_t r = 0; r < regs; ++r)
           acc = LLVM::InsertValueOp::create(b, loc, acc,
-                                            accumulators[slotBase + r], r);
+                                            accumulators[tile * regs + r], r);
       for (int64_t ki = 0; ki < plan.repeatsK; ++ki) {
         int64_t k0 = ki * plan.atomK;
         SmallVector<Value> aOperand;
@@ -338,26 +386,27 @@ LogicalResult WgmmaLowering::run() {
         Value descB = advance(bBase, bDesc.offset(ni * plan.atomN, k0));
         acc = mma(acc, aOperand, descB, ki != 0 || !op.getClearAccum());
       }
-      results.push_back({slotBase, acc});
+      results.push_back({tile, acc});
     }
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   // Left in flight: the enclosing loop waits (wait_group 1 per iteration,
-  // 0 after it), and nothing reads the accumulator before.
+  // 0 after it), and nothing reads the accumulator before (f32 only: an
+  // f16 one is unpacked, which reads it; Pipelining.cpp keeps it waited).
   if (k.asyncGemms.count(k.getPlanned(op))) {
-    for (auto [slotBase, acc] : results)
+    assert(!half && "an asynchronous wgmma accumulates in f32");
+    for (auto [tile, acc] : results)
       for (int64_t r = 0; r < regs; ++r)
-        storeFragmentSlot(b, loc, c, slotBase + r,
-                          LLVM::ExtractValueOp::create(b, loc, acc, r));
+        storeRegister(tile, r, LLVM::ExtractValueOp::create(b, loc, acc, r));
     return success();
   }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  for (auto [slotBase, acc] : results) {
+  for (auto [tile, acc] : results) {
     SmallVector<Value> values;
     for (int64_t i = 0; i < regs; ++i)
       values.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
     for (auto [r, value] : llvm::enumerate(fenceRegisters(b, loc, values)))
-      storeFragmentSlot(b, loc, c, slotBase + r, value);
+      storeRegister(tile, r, value);
   }
   return success();
 }

@@ -125,11 +125,14 @@ static FailureOr<GemmPlan> planFma(GemmOp op, int64_t threads) {
   return plan;
 }
 
-/// The k of wgmma for element type `type` (A and B), or 0 if wgmma cannot
-/// multiply it into an f32 accumulator. Its fp8 is OCP's (e4m3, e5m2), not
-/// the FNUZ variants.
+/// The k of wgmma for element types `a`, `b` into an accumulator of `c`,
+/// or 0 if wgmma cannot multiply them: f16, bf16, tf32 (f32) and fp8 into
+/// f32, f16 also into f16. Its fp8 is OCP's (e4m3, e5m2), not the FNUZ
+/// variants.
 static int64_t getWgmmaK(Type a, Type b, Type c) {
   auto isF8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (c.isF16())
+    return a.isF16() && b.isF16() ? 16 : 0;
   if (!c.isF32())
     return 0;
   if (a == b && (a.isF16() || a.isBF16()))
@@ -165,7 +168,8 @@ static int64_t getPanelElements(Value operand, const TargetInfo &target) {
 }
 
 /// Plans `op` with Hopper's warpgroup MMA when it applies: f16/bf16 (any
-/// operand major-ness), tf32 and fp8 (K-major operands) into f32; B in
+/// operand major-ness), tf32 and fp8 (K-major operands) into f32, f16 into
+/// f16; B in
 /// swizzled shared memory, A there or in registers; warpgroups tile C in
 /// 64-row steps. std::nullopt when it does not apply (the caller falls back
 /// to mma.sync).
