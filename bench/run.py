@@ -59,7 +59,8 @@ SQUARE = [1024, 2048, 4096, 8192]
 ATTENTION = [(128, 1024), (64, 2048), (32, 4096), (16, 8192)]
 # Query x key block sizes tried besides the example's (64 x 64 for d 64,
 # 64 x 32 for d 128), per head dim; 128 threads per 64 query rows.
-ATTENTION_BLOCKS = {64: [(128, 64), (128, 128), (128, 192)], 128: [(64, 64), (128, 128)]}
+ATTENTION_BLOCKS = {64: [(128, 64), (128, 128), (128, 192), (192, 128)],
+                    128: [(64, 64), (128, 128)]}
 LLM = [(4096, 4096, 4096), (4096, 11008, 4096), (4096, 4096, 11008)]
 
 
