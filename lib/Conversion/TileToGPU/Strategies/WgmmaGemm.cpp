@@ -41,14 +41,15 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-/// `values` (all of one type: f32, i32, or 16-bit) passed through empty asm
-/// statements with side effects, which take and return them (64 to a
-/// statement): a value read after them is the one defined before them, and side
-/// effects keep their place among wgmma's fence and waits. Around a wgmma this
-/// pins the registers it reads before wgmma.fence (an accumulator or A defined
-/// after the fence is undefined behaviour: LLVM put the zeros of a first k-step
-/// there once they were constants, and an H200 computed wrong results) and
-/// keeps reads of the accumulator after the wait.
+/// `values` (all f32 or all i32: the registers wgmma reads and writes)
+/// passed through empty asm statements with side effects, which take and
+/// return them (64 to a statement): a value read after them is the one
+/// defined before them, and side effects keep their place among wgmma's
+/// fence and waits. Around a wgmma this pins the registers it reads before
+/// wgmma.fence (an accumulator or A defined after the fence is undefined
+/// behaviour: LLVM put the zeros of a first k-step there once they were
+/// constants, and an H200 computed wrong results) and keeps reads of the
+/// accumulator after the wait.
 static SmallVector<Value> fenceRegisters(OpBuilder &b, Location loc,
                                          ValueRange values) {
   constexpr int64_t kPerStatement = 64;
@@ -57,9 +58,8 @@ static SmallVector<Value> fenceRegisters(OpBuilder &b, Location loc,
     ValueRange chunk = values.slice(base, std::min(kPerStatement, e - base));
     int64_t n = chunk.size();
     Type type = chunk.front().getType();
-    std::string output = type.isF32()                         ? "=f,"
-                         : type.getIntOrFloatBitWidth() == 16 ? "=h,"
-                                                              : "=r,";
+    assert((type.isF32() || type.isInteger(32)) && "a 32-bit register");
+    std::string output = type.isF32() ? "=f," : "=r,";
     std::string constraints;
     for (int64_t i = 0; i < n; ++i)
       constraints += output;
