@@ -30,6 +30,8 @@ StringRef mlir::tile::getFeatureName(Feature feature) {
     return "warp-specialize";
   case Feature::TmaMulticast:
     return "tma-multicast";
+  case Feature::TmaStore:
+    return "tma-store";
   }
   return "";
 }
@@ -148,16 +150,17 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
     if (!feature) {
       error = ("unknown feature '" + name +
                "'; expected cp.async, ldmatrix, mma.sync, tma, wgmma, mfma, "
-               "warp-specialize or tma-multicast")
+               "warp-specialize, tma-multicast or tma-store")
                   .str();
       return failure();
     }
     // Opt-in: TMA on sm_90+; multicast across cluster pairs on sm_90a
-    // (measured slower than without on an H100, see docs/performance.md).
-    bool mayList = (*feature == Feature::Tma && info->isNVIDIA() &&
-                    info->version >= 90) ||
-                   (*feature == Feature::TmaMulticast &&
-                    info->has(Feature::Wgmma));
+    // (measured slower than without on an H100, see docs/performance.md)
+    // and TMA stores there.
+    bool mayList =
+        (*feature == Feature::Tma && info->isNVIDIA() && info->version >= 90) ||
+        ((*feature == Feature::TmaMulticast || *feature == Feature::TmaStore) &&
+         info->has(Feature::Wgmma));
     if (!info->has(*feature) && !mayList) {
       error = ("feature '" + name + "' does not exist on " + info->chip).str();
       return failure();

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -428,6 +429,26 @@ SharedStorage getCopyScratch(CopyOp op) {
   return scratch;
 }
 
+/// The scratch a staged store of `op` writes its fragment into: for a TMA
+/// store, the tile in 128-byte swizzled panels (the boxes TMA reads, and
+/// rows of one panel apart in distinct banks); else getCopyScratch's
+/// padded rows.
+SharedStorage getStoreScratch(const KernelPlan &plan, CopyOp op) {
+  if (!isTmaStore(plan, op))
+    return getCopyScratch(op);
+  auto type = cast<ShapedType>(op.getTile().getType());
+  Type element = cast<ShapedType>(op.getDest().getType()).getElementType();
+  FailureOr<Layout> layout = SwizzleLayoutAttr::get(op.getContext(), 128)
+                                 .getLayout(type.getShape(), element,
+                                            [&] { return op.emitOpError(); });
+  assert(succeeded(layout) && "isTmaStore checked the swizzle");
+  SharedStorage scratch;
+  scratch.layout = *layout;
+  scratch.type = MemRefType::get(type.getShape(), element);
+  scratch.stageElements = type.getNumElements();
+  return scratch;
+}
+
 /// A copy between fragments: register moves where every element stays on
 /// its thread, shuffles where it stays in its warp, else a trip through
 /// shared scratch.
@@ -562,7 +583,7 @@ int64_t mlir::tile::gpu_lowering::getStagedStoreBytes(const KernelPlan &plan,
   // Every thread stores at least one vector.
   if (ShapedType::getNumElements(shape) * bytes < plan.threads * 16)
     return 0;
-  SharedStorage scratch = getCopyScratch(op);
+  SharedStorage scratch = getStoreScratch(plan, op);
   return scratch.stageElements * bytes;
 }
 
@@ -632,16 +653,42 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
       return failure();
   } else if (src.kind == Side::Fragment && k.plan.scratch.count(op)) {
     // Staged: each thread writes its elements to shared scratch, then the
-    // block stores whole 16-byte rows of it, coalesced.
-    SharedStorage scratch = getCopyScratch(op);
+    // block stores whole 16-byte rows of it, coalesced, or one thread
+    // stores it by TMA (when the destination's rows are aligned for it).
+    SharedStorage scratch = getStoreScratch(k.plan, op);
     scratch.memory =
         k.getScratch(b, loc, op, scratch.stageElements, dstType);
     Side staged = sharedSide(scratch);
     k.barrier(b, loc);
     storeFragment(k, b, loc, *src.fragment, staged);
-    k.barrier(b, loc);
-    copyMemory(k, b, loc, staged, dst, src.fragment->type.getShape(),
-               TypedAttr());
+    auto storeVectors = [&](OpBuilder &vb, Location vl) {
+      copyMemory(k, vb, vl, staged, dst, src.fragment->type.getShape(),
+                 TypedAttr());
+    };
+    if (isTmaStore(k.plan, cast<CopyOp>(k.getPlanned(op)))) {
+      // The copy engine reads what the threads wrote: fenced into the
+      // async proxy before the barrier.
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      k.barrier(b, loc);
+      SmallVector<Value> origin =
+          llvm::map_to_vector(op.getMixedOffsets(), [&](OpFoldResult offset) {
+            return getValueOrCreateConstantIndexOp(b, loc, offset);
+          });
+      Operation *planned = k.getPlanned(op);
+      auto ready = scf::IfOp::create(b, loc, k.tmaReady.lookup(planned),
+                                     /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ready.thenBlock());
+      emitTmaStores(k, b, loc, op, k.plan.scratch.lookup(planned), origin);
+      b.setInsertionPointToStart(ready.elseBlock());
+      storeVectors(b, loc);
+    } else {
+      k.barrier(b, loc);
+      storeVectors(b, loc);
+    }
   } else if (src.kind == Side::Fragment) {
     // Each thread writes the elements it holds, once per element.
     storeFragment(k, b, loc, *src.fragment, dst);

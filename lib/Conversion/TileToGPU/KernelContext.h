@@ -215,9 +215,23 @@ void populateReductionPatterns(RewritePatternSet &patterns,
 /// tile.pipelined (Pipelining.cpp).
 void populatePipeliningPatterns(RewritePatternSet &patterns,
                                 KernelContext &context);
-/// Host code before the launch (Pipelining.cpp): the tensor maps of the
-/// kernel's TMA producers and whether each TMA pipeline may run.
-void createTensorMaps(KernelContext &context, OpBuilder &b, Location loc);
+/// Host code before the launch (TmaPipeline.cpp): the tensor maps of the
+/// kernel's TMA producers and TMA stores, and whether each TMA pipeline
+/// and store may run (their tensors' rows are 16-byte aligned).
+void createTensorMaps(KernelContext &context, OpBuilder &b, Location loc,
+                      KernelOp kernel);
+/// Whether `copy`'s staged store (a fragment into a global tensor through
+/// shared scratch) goes out by TMA (TmaPipeline.cpp): with `tma-store`, a
+/// 2-d tensor from outside the kernel, a tile of at most 256 rows whose
+/// rows span a multiple of 128 bytes; the scratch is then 128-byte
+/// swizzled panels, one bulk tensor store each.
+bool isTmaStore(const KernelPlan &plan, CopyOp copy);
+/// The TMA stores of `copy`'s tile from its staged scratch at
+/// `scratchOffset` bytes, written and fenced for the async proxy, to
+/// `origin` (row, column) of its destination, issued by thread 0, which
+/// waits until they have read the scratch (TmaPipeline.cpp).
+void emitTmaStores(const KernelContext &k, OpBuilder &b, Location loc,
+                   CopyOp copy, int64_t scratchOffset, ValueRange origin);
 /// Warp specialization (plan.warpSpecialized), at the start of the launch
 /// (TmaPipeline.cpp): the loop's mbarriers set up by the whole block, then
 /// the split into the consumer threads (setmaxnreg up) and the producer

@@ -119,7 +119,7 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
 
     Location loc = kernel.getLoc();
     rewriter.setInsertionPoint(kernel);
-    createTensorMaps(context, rewriter, loc);
+    createTensorMaps(context, rewriter, loc, kernel);
     SmallVector<Value> grid;
     for (OpFoldResult size : kernel.getMixedGrid())
       grid.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));

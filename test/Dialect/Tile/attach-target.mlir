@@ -11,7 +11,7 @@
 // CHECK: module attributes {tile.target = #tile.target<"sm_90a">}
 // RESTRICTED: module attributes {tile.target = #tile.target<"sm_90a", features = ["cp.async", "ldmatrix", "mma.sync"]>}
 // CHIP: error: unknown chip 'sm_5'; expected one of sm_70 .. sm_120 (sm_90a for Hopper features), gfx9xx (gfx90a, gfx942, gfx950), gfx10xx-gfx12xx, host
-// UNKNOWN: error: unknown feature 'dma'; expected cp.async, ldmatrix, mma.sync, tma, wgmma, mfma, warp-specialize or tma-multicast
+// UNKNOWN: error: unknown feature 'dma'; expected cp.async, ldmatrix, mma.sync, tma, wgmma, mfma, warp-specialize, tma-multicast or tma-store
 // MISSING: error: feature 'wgmma' does not exist on sm_80
 // TMA pipelines are on by default on sm_90a only; other sm_90+ chips may
 // list them.

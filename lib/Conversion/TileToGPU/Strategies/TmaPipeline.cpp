@@ -928,8 +928,83 @@ LogicalResult mlir::tile::gpu_lowering::buildTmaPipeline(
   return TmaPipelineBuilder(k, rewriter, loop, plan).build(b);
 }
 
+/// A TMA store's box: the tile's rows, one 128-byte swizzle panel wide.
+static constexpr int64_t kTmaStoreSwizzleBytes = 128;
+
+bool mlir::tile::gpu_lowering::isTmaStore(const KernelPlan &plan, CopyOp copy) {
+  if (!plan.target.has(Feature::TmaStore) || !plan.target.has(Feature::Tma) ||
+      !plan.fragments.count(copy.getSource()))
+    return false;
+  auto type = dyn_cast<MemRefType>(copy.getDest().getType());
+  if (!type || type.getRank() != 2 ||
+      getTensorMapDataType(type.getElementType()) < 0 ||
+      !isOutside(copy.getDest(), copy->getParentOfType<KernelOp>()))
+    return false;
+  ArrayRef<int64_t> shape =
+      cast<ShapedType>(copy.getTile().getType()).getShape();
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  return shape.size() == 2 && shape[0] <= 256 && bytes > 0 &&
+         (shape[1] * bytes) % kTmaStoreSwizzleBytes == 0 &&
+         Swizzle::forMode(kTmaStoreSwizzleBytes, bytes).has_value();
+}
+
+/// The tensor map type of `copy`'s TMA stores: boxes of the tile's rows
+/// by one swizzle panel.
+static nvgpu::TensorMapDescriptorType getTmaStoreMapType(CopyOp copy) {
+  MLIRContext *context = copy.getContext();
+  Type element = cast<MemRefType>(copy.getDest().getType()).getElementType();
+  int64_t rows = cast<ShapedType>(copy.getTile().getType()).getShape()[0];
+  int64_t panel = kTmaStoreSwizzleBytes / (element.getIntOrFloatBitWidth() / 8);
+  return nvgpu::TensorMapDescriptorType::get(
+      context,
+      MemRefType::get(
+          {rows, panel}, getTmaElementType(element),
+          MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup)),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
+void mlir::tile::gpu_lowering::emitTmaStores(const KernelContext &k,
+                                             OpBuilder &b, Location loc,
+                                             CopyOp copy, int64_t scratchOffset,
+                                             ValueRange origin) {
+  CopyOp planned = cast<CopyOp>(k.getPlanned(copy));
+  auto mapType = getTmaStoreMapType(planned);
+  MemRefType boxType = mapType.getTensor();
+  int64_t rows = boxType.getShape()[0], panel = boxType.getShape()[1];
+  int64_t columns = cast<ShapedType>(copy.getTile().getType()).getShape()[1];
+  int64_t boxBytes = rows * panel * boxType.getElementTypeBitWidth() / 8;
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       k.threadId, k.constant(b, loc, 0));
+  auto issue = scf::IfOp::create(b, loc, leader, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(issue.thenBlock());
+  Value descriptor = UnrealizedConversionCastOp::create(
+                         b, loc, mapType, k.tensorMaps.lookup(planned).first)
+                         .getResult(0);
+  for (int64_t p = 0; p < columns / panel; ++p) {
+    Value box = memref::ViewOp::create(
+        b, loc, boxType, k.dynamicShared,
+        k.sharedByteOffset(b, loc,
+                           k.constant(b, loc, scratchOffset + p * boxBytes)),
+        ValueRange());
+    // Coordinates innermost first; TMA drops what falls outside the tensor.
+    Value column =
+        arith::AddIOp::create(b, loc, origin[1], k.constant(b, loc, p * panel));
+    nvgpu::TmaAsyncStoreOp::create(b, loc, box, descriptor,
+                                   ValueRange{column, origin[0]},
+                                   /*predicate=*/Value());
+  }
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+  // The scratch may be written again once the stores have read it.
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+}
+
 void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
-                                                Location loc) {
+                                                Location loc, KernelOp kernel) {
   MLIRContext *context = b.getContext();
   auto pointerType = LLVM::LLVMPointerType::get(context);
   for (auto &[op, plan] : k.plan.pipelines) {
@@ -1013,4 +1088,45 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
     for (auto [copy, map] : llvm::zip(plan.producers, encode.getResults()))
       k.tensorMaps[copy].first = map;
   }
+  // TMA stores (in program order): a map each where the destination's rows
+  // are 16-byte aligned, else the staged store's vectorized version runs.
+  kernel.walk([&](CopyOp copy) {
+    if (!k.plan.scratch.count(copy) || !isTmaStore(k.plan, copy))
+      return;
+    Value global = copy.getDest();
+    auto type = cast<MemRefType>(global.getType());
+    Value ready = areRowsAligned(b, loc, global,
+                                 16 / (type.getElementTypeBitWidth() / 8));
+    k.tmaReady[copy] = ready;
+    auto mapType = getTmaStoreMapType(copy);
+    auto encode = scf::IfOp::create(b, loc, TypeRange{pointerType}, ready,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(encode.elseBlock());
+    scf::YieldOp::create(b, loc,
+                         ValueRange{LLVM::ZeroOp::create(b, loc, pointerType)});
+    b.setInsertionPointToStart(encode.thenBlock());
+    Type element = mapType.getTensor().getElementType();
+    Value source = global;
+    if (element != type.getElementType())
+      source = UnrealizedConversionCastOp::create(
+                   b, loc,
+                   MemRefType::get(type.getShape(), element, type.getLayout(),
+                                   type.getMemorySpace()),
+                   global)
+                   .getResult(0);
+    Value unranked = memref::CastOp::create(
+        b, loc, UnrankedMemRefType::get(element, 0), source);
+    SmallVector<Value> boxSizes =
+        llvm::map_to_vector(mapType.getTensor().getShape(), [&](int64_t size) {
+          return k.constant(b, loc, size);
+        });
+    Value descriptor = nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType,
+                                                            unranked, boxSizes);
+    scf::YieldOp::create(b, loc,
+                         ValueRange{UnrealizedConversionCastOp::create(
+                                        b, loc, pointerType, descriptor)
+                                        .getResult(0)});
+    k.tensorMaps[copy] = {encode.getResult(0), mapType};
+  });
 }
