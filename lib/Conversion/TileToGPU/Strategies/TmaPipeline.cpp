@@ -1003,6 +1003,37 @@ void mlir::tile::gpu_lowering::emitTmaStores(const KernelContext &k,
   NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
 }
 
+/// Host code encoding `global`'s tensor map of `mapType` (its box shape,
+/// swizzle and element type), as the plain pointer the kernel takes: the
+/// GPU lowering's type converter does not know nvgpu's descriptor type.
+static Value encodeTensorMap(const KernelContext &k, OpBuilder &b, Location loc,
+                             Value global,
+                             nvgpu::TensorMapDescriptorType mapType) {
+  auto type = cast<MemRefType>(global.getType());
+  Type element = mapType.getTensor().getElementType();
+  // Upstream takes the map's data type from the source's element type:
+  // the same tensor, seen as ui8 where it holds 8-bit floats.
+  Value source = global;
+  if (element != type.getElementType())
+    source = UnrealizedConversionCastOp::create(
+                 b, loc,
+                 MemRefType::get(type.getShape(), element, type.getLayout(),
+                                 type.getMemorySpace()),
+                 global)
+                 .getResult(0);
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(element, 0), source);
+  SmallVector<Value> boxSizes =
+      llvm::map_to_vector(mapType.getTensor().getShape(), [&](int64_t size) {
+        return k.constant(b, loc, size);
+      });
+  Value descriptor =
+      nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked, boxSizes);
+  return UnrealizedConversionCastOp::create(
+             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor)
+      .getResult(0);
+}
+
 void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
                                                 Location loc, KernelOp kernel) {
   MLIRContext *context = b.getContext();
@@ -1047,41 +1078,21 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
       // A slice's dropped dims are boxes of one.
       SmallVector<int64_t> boxShape(type.getRank() - 2, 1);
       boxShape.append({box.rows, box.columns});
-      SmallVector<Value> boxSizes;
-      for (int64_t size : boxShape)
-        boxSizes.push_back(k.constant(b, loc, size));
-      auto swizzle = box.swizzleBytes == 128 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
-                     : box.swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
-                     : box.swizzleBytes == 32 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_32B
-                                              : nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE;
-      Type element = getTmaElementType(type.getElementType());
+      auto swizzle =
+          box.swizzleBytes == 128  ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
+          : box.swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
+          : box.swizzleBytes == 32 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_32B
+                                   : nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE;
       auto descriptorType = nvgpu::TensorMapDescriptorType::get(
           context,
-          MemRefType::get(boxShape, element, MemRefLayoutAttrInterface(),
+          MemRefType::get(boxShape, getTmaElementType(type.getElementType()),
+                          MemRefLayoutAttrInterface(),
                           gpu::AddressSpaceAttr::get(
                               context, gpu::AddressSpace::Workgroup)),
           swizzle, nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
           nvgpu::TensorMapOOBKind::OOB_ZERO,
           nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-      // Upstream takes the map's data type from the source's element type:
-      // the same tensor, seen as ui8 where it holds 8-bit floats.
-      Value source = global;
-      if (element != type.getElementType())
-        source = UnrealizedConversionCastOp::create(
-                     b, loc,
-                     MemRefType::get(type.getShape(), element, type.getLayout(),
-                                     type.getMemorySpace()),
-                     global)
-                     .getResult(0);
-      Value unranked = memref::CastOp::create(
-          b, loc, UnrankedMemRefType::get(element, 0), source);
-      Value descriptor = nvgpu::TmaCreateDescriptorOp::create(
-          b, loc, descriptorType, unranked, boxSizes);
-      // Into the kernel as a plain pointer: the GPU lowering's type
-      // converter does not know nvgpu's descriptor type.
-      maps.push_back(
-          UnrealizedConversionCastOp::create(b, loc, pointerType, descriptor)
-              .getResult(0));
+      maps.push_back(encodeTensorMap(k, b, loc, global, descriptorType));
       k.tensorMaps[copy] = {Value(), descriptorType};
     }
     scf::YieldOp::create(b, loc, maps);
@@ -1106,27 +1117,8 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
     scf::YieldOp::create(b, loc,
                          ValueRange{LLVM::ZeroOp::create(b, loc, pointerType)});
     b.setInsertionPointToStart(encode.thenBlock());
-    Type element = mapType.getTensor().getElementType();
-    Value source = global;
-    if (element != type.getElementType())
-      source = UnrealizedConversionCastOp::create(
-                   b, loc,
-                   MemRefType::get(type.getShape(), element, type.getLayout(),
-                                   type.getMemorySpace()),
-                   global)
-                   .getResult(0);
-    Value unranked = memref::CastOp::create(
-        b, loc, UnrankedMemRefType::get(element, 0), source);
-    SmallVector<Value> boxSizes =
-        llvm::map_to_vector(mapType.getTensor().getShape(), [&](int64_t size) {
-          return k.constant(b, loc, size);
-        });
-    Value descriptor = nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType,
-                                                            unranked, boxSizes);
-    scf::YieldOp::create(b, loc,
-                         ValueRange{UnrealizedConversionCastOp::create(
-                                        b, loc, pointerType, descriptor)
-                                        .getResult(0)});
+    scf::YieldOp::create(
+        b, loc, ValueRange{encodeTensorMap(k, b, loc, global, mapType)});
     k.tensorMaps[copy] = {encode.getResult(0), mapType};
   });
 }
