@@ -430,11 +430,11 @@ SharedStorage getCopyScratch(CopyOp op) {
 }
 
 /// The scratch a staged store of `op` writes its fragment into: for a TMA
-/// store, the tile in 128-byte swizzled panels (the boxes TMA reads, and
-/// rows of one panel apart in distinct banks); else getCopyScratch's
-/// padded rows.
-SharedStorage getStoreScratch(const KernelPlan &plan, CopyOp op) {
-  if (!isTmaStore(plan, op))
+/// store (`tmaStore`), the tile in 128-byte swizzled panels (the boxes TMA
+/// reads, and rows of one panel apart in distinct banks); else
+/// getCopyScratch's padded rows.
+SharedStorage getStoreScratch(CopyOp op, bool tmaStore) {
+  if (!tmaStore)
     return getCopyScratch(op);
   auto type = cast<ShapedType>(op.getTile().getType());
   Type element = cast<ShapedType>(op.getDest().getType()).getElementType();
@@ -583,7 +583,7 @@ int64_t mlir::tile::gpu_lowering::getStagedStoreBytes(const KernelPlan &plan,
   // Every thread stores at least one vector.
   if (ShapedType::getNumElements(shape) * bytes < plan.threads * 16)
     return 0;
-  SharedStorage scratch = getStoreScratch(plan, op);
+  SharedStorage scratch = getStoreScratch(op, isTmaStore(plan, op));
   return scratch.stageElements * bytes;
 }
 
@@ -655,7 +655,11 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
     // Staged: each thread writes its elements to shared scratch, then the
     // block stores whole 16-byte rows of it, coalesced, or one thread
     // stores it by TMA (when the destination's rows are aligned for it).
-    SharedStorage scratch = getStoreScratch(k.plan, op);
+    // (createTensorMaps decided which stores are TMA stores, before the
+    // kernel's body moved.)
+    Operation *planned = k.getPlanned(op);
+    bool tmaStore = k.tmaReady.count(planned);
+    SharedStorage scratch = getStoreScratch(op, tmaStore);
     scratch.memory =
         k.getScratch(b, loc, op, scratch.stageElements, dstType);
     Side staged = sharedSide(scratch);
@@ -665,7 +669,7 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
       copyMemory(k, vb, vl, staged, dst, src.fragment->type.getShape(),
                  TypedAttr());
     };
-    if (isTmaStore(k.plan, cast<CopyOp>(k.getPlanned(op)))) {
+    if (tmaStore) {
       // The copy engine reads what the threads wrote: fenced into the
       // async proxy before the barrier.
       NVVM::FenceProxyOp::create(
@@ -677,7 +681,6 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
           llvm::map_to_vector(op.getMixedOffsets(), [&](OpFoldResult offset) {
             return getValueOrCreateConstantIndexOp(b, loc, offset);
           });
-      Operation *planned = k.getPlanned(op);
       auto ready = scf::IfOp::create(b, loc, k.tmaReady.lookup(planned),
                                      /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(b);
