@@ -665,8 +665,8 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
     Side staged = sharedSide(scratch);
     k.barrier(b, loc);
     storeFragment(k, b, loc, *src.fragment, staged);
-    auto storeVectors = [&](OpBuilder &vb, Location vl) {
-      copyMemory(k, vb, vl, staged, dst, src.fragment->type.getShape(),
+    auto storeVectors = [&] {
+      copyMemory(k, b, loc, staged, dst, src.fragment->type.getShape(),
                  TypedAttr());
     };
     if (tmaStore) {
@@ -687,10 +687,10 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
       b.setInsertionPointToStart(ready.thenBlock());
       emitTmaStores(k, b, loc, op, k.plan.scratch.lookup(planned), origin);
       b.setInsertionPointToStart(ready.elseBlock());
-      storeVectors(b, loc);
+      storeVectors();
     } else {
       k.barrier(b, loc);
-      storeVectors(b, loc);
+      storeVectors();
     }
   } else if (src.kind == Side::Fragment) {
     // Each thread writes the elements it holds, once per element.

@@ -979,28 +979,29 @@ void mlir::tile::gpu_lowering::emitTmaStores(const KernelContext &k,
   int64_t boxBytes = rows * panel * boxType.getElementTypeBitWidth() / 8;
   Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                        k.threadId, k.constant(b, loc, 0));
-  auto issue = scf::IfOp::create(b, loc, leader, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(issue.thenBlock());
-  Value descriptor = UnrealizedConversionCastOp::create(
-                         b, loc, mapType, k.tensorMaps.lookup(planned).first)
-                         .getResult(0);
-  for (int64_t p = 0; p < columns / panel; ++p) {
-    Value box = memref::ViewOp::create(
-        b, loc, boxType, k.dynamicShared,
-        k.sharedByteOffset(b, loc,
-                           k.constant(b, loc, scratchOffset + p * boxBytes)),
-        ValueRange());
-    // Coordinates innermost first; TMA drops what falls outside the tensor.
-    Value column =
-        arith::AddIOp::create(b, loc, origin[1], k.constant(b, loc, p * panel));
-    nvgpu::TmaAsyncStoreOp::create(b, loc, box, descriptor,
-                                   ValueRange{column, origin[0]},
-                                   /*predicate=*/Value());
-  }
-  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-  // The scratch may be written again once the stores have read it.
-  NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+  buildGuarded(b, loc, leader, [&](OpBuilder &then) {
+    Value descriptor =
+        UnrealizedConversionCastOp::create(then, loc, mapType,
+                                           k.tensorMaps.lookup(planned).first)
+            .getResult(0);
+    for (int64_t p = 0; p < columns / panel; ++p) {
+      Value box = memref::ViewOp::create(
+          then, loc, boxType, k.dynamicShared,
+          k.sharedByteOffset(
+              then, loc, k.constant(then, loc, scratchOffset + p * boxBytes)),
+          ValueRange());
+      // Coordinates innermost first; TMA drops what falls outside the
+      // tensor.
+      Value column = arith::AddIOp::create(then, loc, origin[1],
+                                           k.constant(then, loc, p * panel));
+      nvgpu::TmaAsyncStoreOp::create(then, loc, box, descriptor,
+                                     ValueRange{column, origin[0]},
+                                     /*predicate=*/Value());
+    }
+    NVVM::CpAsyncBulkCommitGroupOp::create(then, loc);
+    // The scratch may be written again once the stores have read it.
+    NVVM::CpAsyncBulkWaitGroupOp::create(then, loc, 0, then.getUnitAttr());
+  });
 }
 
 /// Host code encoding `global`'s tensor map of `mapType` (its box shape,
