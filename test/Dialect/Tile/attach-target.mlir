@@ -6,6 +6,8 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90 features=cp.async,ldmatrix,mma.sync,tma" | FileCheck %s --check-prefix=LISTED
 // RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=tma,wgmma,warp-specialize,tma-multicast" | FileCheck %s --check-prefix=MULTICAST
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="chip=sm_90 features=tma,tma-multicast" 2>&1 | FileCheck %s --check-prefix=NOMULTICAST
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=tma,wgmma,warp-specialize,tma-store" | FileCheck %s --check-prefix=TMASTORE
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="chip=sm_90 features=tma,tma-store" 2>&1 | FileCheck %s --check-prefix=NOTMASTORE
 
 // tile-attach-target sets the module's target, replacing one it had.
 // CHECK: module attributes {tile.target = #tile.target<"sm_90a">}
@@ -19,6 +21,9 @@
 // sm_90a.
 // MULTICAST: module attributes {tile.target = #tile.target<"sm_90a", features = ["tma", "wgmma", "warp-specialize", "tma-multicast"]>}
 // NOMULTICAST: error: feature 'tma-multicast' does not exist on sm_90
+// TMA stores are opt-in on sm_90a too.
+// TMASTORE: module attributes {tile.target = #tile.target<"sm_90a", features = ["tma", "wgmma", "warp-specialize", "tma-store"]>}
+// NOTMASTORE: error: feature 'tma-store' does not exist on sm_90
 // LISTED: module attributes {tile.target = #tile.target<"sm_90", features = ["cp.async", "ldmatrix", "mma.sync", "tma"]>}
 module attributes {tile.target = #tile.target<"sm_80">} {
 }
