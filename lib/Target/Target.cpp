@@ -104,11 +104,13 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
     // wgmma and setmaxnreg exist on sm_90a only (not sm_100a's successor).
     // TMA pipelines (warp-specialized) are on by default where they have
     // run (sm_90a, with wgmma consumers, on an H100); other sm_90+ targets
-    // may list `tma`.
+    // may list `tma`. TMA stores apply to persistent kernels only (where
+    // they were measured to pay).
     if (version == 90 && archSpecific) {
       set(Feature::Wgmma);
       set(Feature::Tma);
       set(Feature::WarpSpecialize);
+      set(Feature::TmaStore);
     }
     return info;
   }

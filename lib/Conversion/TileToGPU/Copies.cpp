@@ -663,6 +663,9 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
     scratch.memory =
         k.getScratch(b, loc, op, scratch.stageElements, dstType);
     Side staged = sharedSide(scratch);
+    // The last tile's stores may still be reading the scratch.
+    if (tmaStore)
+      waitForTmaStoreReads(k, b, loc, k.threadId);
     k.barrier(b, loc);
     storeFragment(k, b, loc, *src.fragment, staged);
     auto storeVectors = [&] {

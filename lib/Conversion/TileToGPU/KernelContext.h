@@ -220,18 +220,17 @@ void populatePipeliningPatterns(RewritePatternSet &patterns,
 /// and store may run (their tensors' rows are 16-byte aligned).
 void createTensorMaps(KernelContext &context, OpBuilder &b, Location loc,
                       KernelOp kernel);
-/// Whether `copy`'s staged store (a fragment into a global tensor through
-/// shared scratch) goes out by TMA (TmaPipeline.cpp): with `tma-store`, a
-/// 2-d tensor from outside the kernel, a tile of at most 256 rows whose
-/// rows span a multiple of 128 bytes; the scratch is then 128-byte
-/// swizzled panels, one bulk tensor store each.
-bool isTmaStore(const KernelPlan &plan, CopyOp copy);
-/// The TMA stores of `copy`'s tile from its staged scratch at
+/// The TMA stores of `copy`'s tile (isTmaStore) from its staged scratch at
 /// `scratchOffset` bytes, written and fenced for the async proxy, to
-/// `origin` (row, column) of its destination, issued by thread 0, which
-/// waits until they have read the scratch (TmaPipeline.cpp).
+/// `origin` (row, column) of its destination, issued and committed by
+/// thread 0 and left in flight (TmaPipeline.cpp).
 void emitTmaStores(const KernelContext &k, OpBuilder &b, Location loc,
                    CopyOp copy, int64_t scratchOffset, ValueRange origin);
+/// Thread 0 waits until the TMA stores it issued have read their scratch:
+/// before a TMA store writes its scratch again, and at the kernel's end
+/// (where `threadId` is the launch's).
+void waitForTmaStoreReads(const KernelContext &k, OpBuilder &b, Location loc,
+                          Value threadId);
 /// Warp specialization (plan.warpSpecialized), at the start of the launch
 /// (TmaPipeline.cpp): the loop's mbarriers set up by the whole block, then
 /// the split into the consumer threads (setmaxnreg up) and the producer

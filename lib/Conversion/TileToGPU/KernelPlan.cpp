@@ -242,8 +242,15 @@ int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {
     else if (auto copy = dyn_cast<CopyOp>(op))
       bytes = std::max(getCopyScratchBytes(*this, copy),
                        staging ? getStagedStoreBytes(*this, copy) : 0);
-    if (bytes > 0)
-      requests.push_back({op, bytes, positionOf(op), positionOf(op)});
+    if (bytes == 0)
+      return;
+    Request request{op, bytes, positionOf(op), positionOf(op)};
+    if (auto copy = dyn_cast<CopyOp>(op);
+        copy && staging && isTmaStore(*this, copy)) {
+      request.first = 0;
+      request.last = static_cast<int64_t>(body.getOperations().size());
+    }
+    requests.push_back(request);
   });
 
   // Buffers whose lives do not overlap share memory: largest first, each at

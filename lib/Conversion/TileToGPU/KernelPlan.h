@@ -186,6 +186,14 @@ int64_t getCopyScratchBytes(const KernelPlan &plan, CopyOp op);
 /// runs (0: no gain). Optional: planned only in memory the block needs
 /// anyway.
 int64_t getStagedStoreBytes(const KernelPlan &plan, CopyOp op);
+/// TmaPipeline.cpp: whether `copy`'s staged store (a fragment into a
+/// global tensor through shared scratch) goes out by TMA: with `tma-store`
+/// (sm_90a's default), in a persistent kernel, a 2-d tensor from outside
+/// the kernel, a tile of at most 256 rows whose rows span a multiple of
+/// 128 bytes. The scratch is then 128-byte swizzled panels, one bulk
+/// tensor store each, which may still be read while the next tile runs:
+/// it is the copy's alone.
+bool isTmaStore(const KernelPlan &plan, CopyOp copy);
 
 } // namespace mlir::tile::gpu_lowering
 

@@ -206,9 +206,18 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     if (plan->warpSpecialized)
       bodyEnd = splitWarpSpecialized(context, rewriter, loc);
     if (plan->persistent) {
+      // TMA stores left reading their scratch are waited for at the end.
+      bool storesInFlight = false;
+      kernel.walk([&](CopyOp copy) {
+        storesInFlight |= plan->scratch.count(copy) && isTmaStore(*plan, copy);
+      });
       rewriter.setInsertionPoint(bodyEnd);
       ids = openTileLoop(rewriter, loc, context, kernel, blockIds.x, tiles,
                          launchGrid[0], gridSizes);
+      if (storesInFlight) {
+        rewriter.setInsertionPointAfter(context.tileLoop);
+        waitForTmaStoreReads(context, rewriter, loc, context.launchThreadId);
+      }
       bodyEnd = cast<scf::ForOp>(context.tileLoop).getBody()->getTerminator();
     }
     rewriter.inlineBlockBefore(&kernel.getBody().front(), bodyEnd, ids);

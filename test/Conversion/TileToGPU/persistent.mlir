@@ -7,8 +7,9 @@
 // tiles t = block, block + blocks, ... (the block count passed in, as AMD
 // reads the grid's size through ROCm's device library) and takes the
 // tile's ids from t (x fastest, then the raster). The stages' mbarriers are set up once; the
-// epilogue's staging scratch is apart from the stages (166912 bytes: 3 x 32
-// KB of stages + 64 KB of staging + the mbarriers' room, where a lone
+// epilogue's staging scratch, from which sm_90a's TMA stores go
+// (tma-store.mlir), is apart from the stages (164864 bytes: 3 x 32 KB of
+// stages + 64 KB of 128-byte panels + the mbarriers' room, where a lone
 // kernel overlaps them).
 // CHECK-LABEL: func.func private @tileGpuMultiprocessorCount() -> i32
 // CHECK-LABEL: func.func @gemm
@@ -16,7 +17,7 @@
 // CHECK-NEXT: %[[SMS:.*]] = call @tileGpuMultiprocessorCount() : () -> i32
 // CHECK-NEXT: %[[SMSI:.*]] = arith.index_castui %[[SMS]] : i32 to index
 // CHECK-NEXT: %[[BLOCKS:.*]] = arith.minui %[[TILES]], %[[SMSI]] : index
-// CHECK-NEXT: gpu.launch blocks(%[[BX:[^,]*]], %{{[^,]*}}, %{{[^)]*}}) in (%{{[^ ]*}} = %[[BLOCKS]], %{{[^ ]*}} = %c1, %{{[^ ]*}} = %c1) threads(%[[TID:[^,]*]], {{.*}} in (%{{[^ ]*}} = %c384, {{.*}} dynamic_shared_memory_size %c166912_i32
+// CHECK-NEXT: gpu.launch blocks(%[[BX:[^,]*]], %{{[^,]*}}, %{{[^)]*}}) in (%{{[^ ]*}} = %[[BLOCKS]], %{{[^ ]*}} = %c1, %{{[^ ]*}} = %c1) threads(%[[TID:[^,]*]], {{.*}} in (%{{[^ ]*}} = %c384, {{.*}} dynamic_shared_memory_size %c164864_i32
 // The consumers' place in the stages' ring, in registers (an alloca of
 // the entry block), starts at stage 0 (giving back stage 2 first), phases
 // 0.

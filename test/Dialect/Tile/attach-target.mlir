@@ -21,7 +21,8 @@
 // sm_90a.
 // MULTICAST: module attributes {tile.target = #tile.target<"sm_90a", features = ["tma", "wgmma", "warp-specialize", "tma-multicast"]>}
 // NOMULTICAST: error: feature 'tma-multicast' does not exist on sm_90
-// TMA stores are opt-in on sm_90a too.
+// TMA stores are among sm_90a's defaults (applied to persistent kernels),
+// and need sm_90a.
 // TMASTORE: module attributes {tile.target = #tile.target<"sm_90a", features = ["tma", "wgmma", "warp-specialize", "tma-store"]>}
 // NOTMASTORE: error: feature 'tma-store' does not exist on sm_90
 // LISTED: module attributes {tile.target = #tile.target<"sm_90", features = ["cp.async", "ldmatrix", "mma.sync", "tma"]>}

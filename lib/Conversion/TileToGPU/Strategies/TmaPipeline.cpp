@@ -932,8 +932,8 @@ LogicalResult mlir::tile::gpu_lowering::buildTmaPipeline(
 static constexpr int64_t kTmaStoreSwizzleBytes = 128;
 
 bool mlir::tile::gpu_lowering::isTmaStore(const KernelPlan &plan, CopyOp copy) {
-  if (!plan.target.has(Feature::TmaStore) || !plan.target.has(Feature::Tma) ||
-      !plan.fragments.count(copy.getSource()))
+  if (!plan.persistent || !plan.target.has(Feature::TmaStore) ||
+      !plan.target.has(Feature::Tma) || !plan.fragments.count(copy.getSource()))
     return false;
   auto type = dyn_cast<MemRefType>(copy.getDest().getType());
   if (!type || type.getRank() != 2 ||
@@ -998,8 +998,18 @@ void mlir::tile::gpu_lowering::emitTmaStores(const KernelContext &k,
                                      ValueRange{column, origin[0]},
                                      /*predicate=*/Value());
     }
+    // Left in flight: waitForTmaStoreReads before the scratch is written
+    // again and at the kernel's end.
     NVVM::CpAsyncBulkCommitGroupOp::create(then, loc);
-    // The scratch may be written again once the stores have read it.
+  });
+}
+
+void mlir::tile::gpu_lowering::waitForTmaStoreReads(const KernelContext &k,
+                                                    OpBuilder &b, Location loc,
+                                                    Value threadId) {
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       threadId, k.constant(b, loc, 0));
+  buildGuarded(b, loc, leader, [&](OpBuilder &then) {
     NVVM::CpAsyncBulkWaitGroupOp::create(then, loc, 0, then.getUnitAttr());
   });
 }
