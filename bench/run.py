@@ -33,7 +33,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Our GEMM configurations (BM, BN, BK, threads, stages[, persistent]); the
 # best per shape is reported, as an autotuner would pick it. Persistent
 # kernels keep the epilogue's staging apart from the stages (the producer
-# fills them for the next tile meanwhile), so they have fewer stages.
+# fills them for the next tile meanwhile), so they have fewer stages; on
+# sm_90a their stores are TMA stores that run on under the next tile.
 GEMM_CONFIGS = [
     (128, 128, 32, 128, 3),
     (128, 256, 32, 256, 3),
