@@ -52,6 +52,24 @@ func.func @mfma_nt(%A: memref<16x16xf16>, %B: memref<16x16xf16>) {
 
 // -----
 
+// B as K x N whose layout keeps K innermost (an explicit #tile.shared
+// layout): its K-consecutive elements are one vector load as well.
+// CHECK-LABEL: func.func @mfma_k_inner_b
+// CHECK: %[[A:.*]] = vector.load %view[%{{.*}}] : {{.*}}, vector<4xf16>
+// CHECK: %[[B:.*]] = vector.load %view_0[%{{.*}}] : {{.*}}, vector<4xf16>
+// CHECK: amdgpu.mfma 16x16x16 %[[A]] * %[[B]]
+func.func @mfma_k_inner_b(%A: memref<16x16xf16>, %B: memref<16x16xf16>) {
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %a = tile.alloc_shared : memref<16x16xf16, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared layout(#tile.shared<[[16:1], [16:16]], swizzle 32>) : memref<16x16xf16, #gpu.address_space<workgroup>>
+    %c = tile.fragment : !tile.fragment<16x16xf32>
+    tile.gemm %a, %b, %c : memref<16x16xf16, #gpu.address_space<workgroup>>, memref<16x16xf16, #gpu.address_space<workgroup>>, !tile.fragment<16x16xf32>
+  }
+  return
+}
+
+// -----
+
 // fp8 -> f32 is MFMA 16x16x32 where the chip's instructions take the fp8
 // family: OCP's (f8E4M3FN is fp8, f8E5M2 bf8; A and B may differ) on gfx950,
 // eight K-consecutive elements per lane in one LDS read (A as M x K, B as

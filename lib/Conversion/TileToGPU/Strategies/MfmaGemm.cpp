@@ -160,13 +160,14 @@ private:
   }
 
   /// Whether the lane's elements of `x` (consecutive along K) are
-  /// consecutive in LDS: K is the stored inner dim (A as M x K, B as
-  /// N x K) and the layout keeps runs of that many elements together, so
-  /// one ds_read fetches them.
+  /// consecutive in LDS: the layout keeps runs of that many elements of
+  /// the operand's K dim (dim 1 of A as M x K and of B as N x K, else dim
+  /// 0) together, so one ds_read fetches them.
   static bool isKContiguous(const GemmOperand &x, bool isA, int64_t run) {
-    if (!x.shared || x.transposed == isA)
+    if (!x.shared)
       return false;
-    return succeeded(x.shared->layout.rescale(1, run));
+    unsigned kDim = isA != x.transposed ? 1 : 0;
+    return succeeded(x.shared->layout.rescale(kDim, run));
   }
 
   /// The lane's four elements of an atom operand whose top-left corner is
