@@ -12,6 +12,16 @@
 // SM80: tile.alloc_shared layout(#tile.swizzle<64>) : memref<128x32xf16
 // SM80: tile.alloc_shared layout(#tile.swizzle<128>) : memref<32x128xf16
 // SM80: tile.fragment layout(#tile.fragment<{{\[}}[2:t64, 4:s32, 2:s2, 8:t4], [2:t32, 8:s4, 4:t1, 2:s1]]>) : !tile.fragment<128x128xf32>
+// On gfx942, MFMA reads B (K x N) element by element, two K steps at a
+// time: lane group g (16 lanes, 16 consecutive columns) reads row 8 g + j,
+// all groups the same j at once. Its 32 K rows are stored in the order
+// 8 (j / 2) + 2 g + j % 2 (factors p, g, j / 2, j % 2 with row strides 32,
+// 2, 8, 1; a row is 64 elements), so the four groups' rows swizzle into
+// distinct 16-byte chunks: 64 lanes, 32 banks, no conflict (the plain
+// swizzle put all four groups on the same 8 banks). A, read along K 16
+// bytes at a time, keeps its swizzle.
+// CDNA: tile.alloc_shared layout(#tile.swizzle<64>) : memref<128x32xf16
+// CDNA: tile.alloc_shared layout(#tile.shared<{{\[}}[1:2048, 4:128, 4:512, 2:64], [2:2048, 64:1]], swizzle 128>) : memref<32x128xf16
 // CDNA: tile.fragment layout(#tile.fragment<{{\[}}[8:s16, 4:t16, 4:s1], [2:t64, 4:s4, 16:t1]]>) : !tile.fragment<128x128xf32>
 // FMA: tile.alloc_shared layout(#tile.linear) : memref<128x32xf16
 // FMA: tile.fragment layout(#tile.fragment<{{\[}}[8:t16, 16:s8], [16:t1, 8:s1]]>) : !tile.fragment<128x128xf32>

@@ -396,3 +396,30 @@ mlir::tile::getPreferredOperandLayout(MemRefType type,
       return SwizzleLayoutAttr::get(type.getContext(), mode);
   return {};
 }
+
+LayoutAttrInterface
+mlir::tile::getMfmaKOuterOperandLayout(MemRefType type, const GemmPlan &plan,
+                                       const TargetInfo &target) {
+  LayoutAttrInterface preferred = getPreferredOperandLayout(type, target);
+  auto swizzle = dyn_cast_or_null<SwizzleLayoutAttr>(preferred);
+  if (!swizzle || swizzle.getMode() != 128 || type.getRank() != 2)
+    return preferred;
+  // Lane group g of a pair's 8e rows reads rows 2e g + j (j < 2e) with the
+  // same j at once; stored at row 8 (j / 2) + 2 g + j % 2 of the pair,
+  // their swizzles (the row mod 8) are 2 g + j % 2: a 16-lane group's 16
+  // elements (one or two chunks, at an even chunk) XOR into chunks of
+  // their own.
+  int64_t e = plan.atomK / 4, span = 8 * e;
+  int64_t rows = type.getShape()[0], cols = type.getShape()[1];
+  int64_t panel = swizzle.getMode() / (type.getElementTypeBitWidth() / 8);
+  if (rows % span != 0 || cols % panel != 0)
+    return preferred;
+  SmallVector<LayoutFactor> factors = {{rows / span, 0, span * panel},
+                                       {4, 0, 2 * panel},
+                                       {e, 0, 8 * panel},
+                                       {2, 0, panel},
+                                       {cols / panel, 0, rows * panel},
+                                       {panel, 0, 1}};
+  return SharedLayoutAttr::get(type.getContext(), factors, {4, 2},
+                               swizzle.getMode());
+}

@@ -149,8 +149,27 @@ struct GemmLayoutRule
       if (plan->instruction == GemmInstruction::Fma ||
           !operand.getDefiningOp<AllocSharedOp>())
         continue;
-      if (LayoutAttrInterface swizzle = getPreferredOperandLayout(
-              cast<MemRefType>(operand.getType()), state.getTarget()))
+      auto type = cast<MemRefType>(operand.getType());
+      // MFMA reads an operand stored K-outer element by element, in pairs
+      // of K steps where both operands are in shared memory.
+      bool kOuter =
+          operand == gemm.getA() ? gemm.getTransposeA() : !gemm.getTransposeB();
+      bool pairedReads = plan->instruction == GemmInstruction::Mfma &&
+                         plan->repeatsK % 2 == 0 &&
+                         gemm.getA().getDefiningOp<AllocSharedOp>() &&
+                         gemm.getB().getDefiningOp<AllocSharedOp>();
+      if (kOuter && pairedReads) {
+        if (LayoutAttrInterface layout =
+                getMfmaKOuterOperandLayout(type, *plan, state.getTarget()))
+          state.proposeShared(operand, layout, gemm,
+                              std::string("operand ") + name +
+                                  " of this tile.gemm: its rows ordered so "
+                                  "that MFMA's lane groups read distinct "
+                                  "LDS banks");
+        continue;
+      }
+      if (LayoutAttrInterface swizzle =
+              getPreferredOperandLayout(type, state.getTarget()))
         state.proposeShared(operand, swizzle, gemm,
                             std::string("operand ") + name +
                                 " of this tile.gemm: the swizzle lets "

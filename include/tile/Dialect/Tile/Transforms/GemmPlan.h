@@ -58,6 +58,18 @@ FailureOr<GemmPlan> planGemm(GemmOp op, const TargetInfo &target,
 LayoutAttrInterface getPreferredOperandLayout(MemRefType type,
                                               const TargetInfo &target);
 
+/// The shared-memory layout of an MFMA operand stored K x M or K x N (B,
+/// or A transposed) that `plan` reads in pairs of K steps (both operands
+/// in shared memory, an even number of steps): the preferred 128-byte
+/// swizzle with the K rows of each pair reordered so that the four lane
+/// groups, which read K rows 2e apart element by element (e elements per
+/// lane and step), read rows whose swizzles differ in bits 1-2, that is
+/// distinct 16-byte chunks of the 32 banks. Otherwise the preferred
+/// layout.
+LayoutAttrInterface getMfmaKOuterOperandLayout(MemRefType type,
+                                               const GemmPlan &plan,
+                                               const TargetInfo &target);
+
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILE_TRANSFORMS_GEMMPLAN_H
