@@ -402,7 +402,8 @@ mlir::tile::getMfmaKOuterOperandLayout(MemRefType type, const GemmPlan &plan,
                                        const TargetInfo &target) {
   LayoutAttrInterface preferred = getPreferredOperandLayout(type, target);
   auto swizzle = dyn_cast_or_null<SwizzleLayoutAttr>(preferred);
-  if (!swizzle || swizzle.getMode() != 128 || type.getRank() != 2)
+  if (!swizzle || swizzle.getMode() != 128 || type.getRank() != 2 ||
+      plan.warpSize != 64 || plan.atomM != 16 || plan.atomN != 16)
     return preferred;
   // Lane group g of a pair's 8e rows reads rows 2e g + j (j < 2e) with the
   // same j at once; stored at row 8 (j / 2) + 2 g + j % 2 of the pair,
