@@ -157,12 +157,10 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
       return failure();
     }
     // Opt-in: TMA on sm_90+; multicast across cluster pairs on sm_90a
-    // (measured slower than without on an H100, see docs/performance.md)
-    // and TMA stores there.
+    // (measured slower than without on an H100, see docs/performance.md).
     bool mayList =
         (*feature == Feature::Tma && info->isNVIDIA() && info->version >= 90) ||
-        ((*feature == Feature::TmaMulticast || *feature == Feature::TmaStore) &&
-         info->has(Feature::Wgmma));
+        (*feature == Feature::TmaMulticast && info->has(Feature::Wgmma));
     if (!info->has(*feature) && !mayList) {
       error = ("feature '" + name + "' does not exist on " + info->chip).str();
       return failure();

@@ -51,9 +51,9 @@ enum class Feature : uint32_t {
   /// both load: each loads half and TMA multicasts it to both (sm_90a,
   /// opt-in; takes effect with `warp-specialize`).
   TmaMulticast = 1u << 7,
-  /// A fragment stored to a global tensor through shared memory is written
-  /// out by TMA bulk tensor stores, issued by one thread (sm_90a, opt-in;
-  /// takes effect with `tma`).
+  /// In a persistent kernel, a fragment stored to a global tensor through
+  /// shared memory is written out by TMA bulk tensor stores, issued by one
+  /// thread and left in flight (sm_90a's default; takes effect with `tma`).
   TmaStore = 1u << 8,
 };
 constexpr unsigned kNumFeatures = 9;

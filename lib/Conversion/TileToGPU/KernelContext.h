@@ -70,14 +70,15 @@ public:
   Value sharedAlignment;
   llvm::DenseMap<Value, FragmentStorage> fragments;
   llvm::DenseMap<Value, SharedStorage> shared;
-  /// TMA: the tensor map of each TMA producer copy (a device pointer
-  /// created on the host before the launch, which the kernel views as its
-  /// nvgpu descriptor type), and for each pipelined loop with a TMA
-  /// version, whether the host found its tensors aligned.
+  /// TMA: the tensor map of each TMA producer copy and TMA store (a device
+  /// pointer created on the host before the launch, which the kernel views
+  /// as its nvgpu descriptor type).
   llvm::DenseMap<Operation *, std::pair<Value, Type>> tensorMaps;
   /// Gemms being lowered into a loop that waits for them itself: they are
   /// issued and committed, not waited for.
   llvm::SmallPtrSet<Operation *, 4> asyncGemms;
+  /// For each pipelined loop with a TMA version and each TMA store (a
+  /// copy), whether the host found its tensors aligned (createTensorMaps).
   llvm::DenseMap<Operation *, Value> tmaReady;
   /// Warp specialization (plan.warpSpecialized): the loop's mbarriers, made
   /// before the block splits into consumers and producer, and the op

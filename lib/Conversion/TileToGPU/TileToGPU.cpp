@@ -206,10 +206,10 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     if (plan->warpSpecialized)
       bodyEnd = splitWarpSpecialized(context, rewriter, loc);
     if (plan->persistent) {
-      // TMA stores left reading their scratch are waited for at the end.
-      bool storesInFlight = false;
-      kernel.walk([&](CopyOp copy) {
-        storesInFlight |= plan->scratch.count(copy) && isTmaStore(*plan, copy);
+      // TMA stores (createTensorMaps made their maps) left reading their
+      // scratch are waited for at the end.
+      bool storesInFlight = llvm::any_of(context.tmaReady, [](auto &entry) {
+        return isa<CopyOp>(entry.first);
       });
       rewriter.setInsertionPoint(bodyEnd);
       ids = openTileLoop(rewriter, loc, context, kernel, blockIds.x, tiles,
