@@ -17,6 +17,7 @@ from .errors import TileCompileError, TileError
 from .language import dtypes as dt
 from .language.frontend import (DynDim, PrimFunc, TensorAnnot, _eval_annotations,
                                 lazy_param, ptr, trace)
+from .language.rewrite import body_info
 from .language.values import with_fast_math
 
 # ---------------------------------------------------------------------------
@@ -113,16 +114,20 @@ class JITKernel:
         self.compiler = compiler
         self.params = prim_func.params
         n = len(self.params)
-        self.out_idx = _normalize_out_idx(out_idx, n, prim_func)
+        # Workspaces (T.alloc_global) are allocated at each call; the
+        # caller's parameters come first (out_idx counts those).
+        self._work = [i for i, p in enumerate(self.params) if p.workspace]
+        self._user = [i for i in range(n) if i not in self._work]
+        self.out_idx = _normalize_out_idx(out_idx, len(self._user), prim_func)
         self._result = result
         self._kernel = ext.Kernel(result, prim_func.name, [p.spec() for p in self.params],
                                   compiler)
         _kernels.add(self)
         _register_torch()
-        self._inputs = [i for i in range(n) if i not in self.out_idx]
+        self._inputs = [i for i in self._user if i not in self.out_idx]
         self._n_in = len(self._inputs)
         self._single = len(self.out_idx) == 1
-        for i in self.out_idx:
+        for i in self.out_idx + self._work:
             self._check_allocatable(i)
         if debug_root_path:
             self._dump(debug_root_path)
@@ -136,25 +141,44 @@ class JITKernel:
 
     # -- calling -------------------------------------------------------------
     def __call__(self, *args):
-        if not self.out_idx:
-            self._kernel(*args)
-            return None
-        if len(args) != self._n_in:
-            if len(args) == len(self.params):
+        if not self.out_idx and not self._work:
+            try:
                 self._kernel(*args)
-                outs = [args[i] for i in self.out_idx]
-                return outs[0] if self._single else tuple(outs)
+            except (TypeError, ValueError):
+                if not any(a is None for a in args):
+                    raise
+                self._call(args)
+            return None
+        return self._call(args)
+
+    def _call(self, args):
+        if len(args) == self._n_in:
+            given = self._inputs
+        elif len(args) == len(self._user):
+            given = self._user
+        else:
             raise TypeError(f"kernel @{self.prim_func.name} takes {self._n_in} inputs "
                             f"(outputs {self.out_idx} are allocated), got {len(args)}")
         full = [None] * len(self.params)
-        for pos, i in enumerate(self._inputs):
+        for pos, i in enumerate(given):
             full[i] = args[pos]
         like = next((a for a in args if is_array(a)), None)
+        # None for a tensor (TileLang passes a null pointer; the kernel must
+        # not read it): an uninitialized tensor of its shape.
+        for i in given:
+            if full[i] is None and self.params[i].kind == "memref":
+                self._check_allocatable(i)
+                full[i] = self._allocate(i, full, like)
         outs = []
         for i in self.out_idx:
-            full[i] = self._allocate(i, full, like)
+            if full[i] is None:
+                full[i] = self._allocate(i, full, like)
             outs.append(full[i])
+        for i in self._work:
+            full[i] = self._allocate(i, full, like)
         self._kernel(*full)
+        if not outs:
+            return None
         return outs[0] if self._single else tuple(outs)
 
     def _check_allocatable(self, i):
@@ -180,7 +204,7 @@ class JITKernel:
 
     def _inputs_of(self, group):
         for j, q in enumerate(self.params):
-            if j in self.out_idx or q.kind != "memref":
+            if j in self.out_idx or j in self._work or q.kind != "memref":
                 continue
             for axis, (kind, _, g) in enumerate(q.sizes):
                 if kind == 1 and g == group:
@@ -392,6 +416,24 @@ def _hashable(x):
         return ("id", id(x))
 
 
+# The key of JITImpl._bind's result under which keywords naming T.const
+# symbols (not parameters) are kept.
+CONSTS = "__tile_consts__"
+
+
+class MissingTensor(TensorAnnot):
+    """A tensor argument left out of an eager call (``.compile(M=...)``):
+    its annotation in the body declares it."""
+
+    def __init__(self, name):
+        super().__init__((), None)
+        self.name = name
+        self.shape = None
+
+    def __repr__(self):
+        return f"<missing tensor {self.name}>"
+
+
 class _EagerEntry:
     def __init__(self, kernel, runtime, returns):
         self.kernel = kernel
@@ -422,6 +464,7 @@ class JITImpl:
         self._hints = None
         self._lazy = {}
         self._eager = {}
+        self._learned = {}  # compile-time key -> {tensor: dims the body made dynamic}
         self._lock = threading.RLock()
         try:
             self.func_source = inspect.getsource(func)
@@ -441,9 +484,18 @@ class JITImpl:
         for a in list(args) + list(kwargs.values()):
             if is_array(a):
                 return "eager"
-        for ann in self.hints.values():
+        for name, ann in self.hints.items():
+            if name == "return":
+                continue
             if isinstance(ann, TensorAnnot) or ann is ptr or isinstance(ann, dt.dtype):
                 return "eager"
+        # TileLang's rule: a body that defines a T.prim_func is lazy; one
+        # that annotates its tensors or launches a T.Kernel is eager.
+        info = body_info(self.func)
+        if info.prim_func:
+            return "lazy"
+        if info.kernel or info.annotated & set(self.signature.parameters):
+            return "eager"
         return "lazy"
 
     # -- calls ---------------------------------------------------------------
@@ -451,6 +503,11 @@ class JITImpl:
         if self.initialize_jit_mode(*args, **kwargs) == "lazy":
             return self._lazy_kernel(args, kwargs)
         entry, bound = self._eager_kernel(args, kwargs)
+        missing = [n for n in entry.runtime if isinstance(bound[n], MissingTensor)]
+        if missing:
+            raise TypeError(f"{self.func.__name__}(): missing tensor argument "
+                            f"'{missing[0]}' (.compile(...) gives the kernel without "
+                            "running it)")
         out = entry.kernel(*[bound[n] for n in entry.runtime])
         if entry.returns == "tuple" and not isinstance(out, tuple):
             return (out,)
@@ -470,6 +527,11 @@ class JITImpl:
 
     get_tir = get_ir
 
+    def get_kernel_source(self, *args, **kwargs):
+        """The compiled kernel's code for these arguments (TileLang's
+        ``func.get_kernel_source(**constants)``)."""
+        return self.compile(*args, **kwargs).get_kernel_source()
+
     def par_compile(self, configs, num_workers=None, ignore_error=False, progress=True):
         """Compiles one kernel per config (a dict of keyword arguments or a
         tuple of positional ones) in parallel; configs may use T.Tensor
@@ -487,7 +549,8 @@ class JITImpl:
                     bound = self._bind(args, kwargs)
                     pf, runtime, returns = self._eager_trace(bound)
                     funcs.append(pf)
-                    keys.append(("eager", self._eager_key(bound), runtime, returns))
+                    keys.append(("eager", self._eager_key(bound), runtime, returns,
+                                 bound))
                 errors.append(None)
             except TileError as e:
                 if not ignore_error:
@@ -511,7 +574,8 @@ class JITImpl:
                 if key[0] == "lazy":
                     self._lazy[key[1]] = k
                 else:
-                    self._eager[key[1]] = _EagerEntry(k, key[2], key[3])
+                    entry = self._eager[key[1]] = _EagerEntry(k, key[2], key[3])
+                    self._learn(key[4], entry)
         return kernels
 
     # -- lazy ----------------------------------------------------------------
@@ -547,15 +611,41 @@ class JITImpl:
 
     # -- eager ---------------------------------------------------------------
     def _bind(self, args, kwargs):
+        """The call's arguments by name, defaults applied. Tensors the body
+        annotates may be left out (``.compile(M=1024, ...)``: a
+        MissingTensor, declared by its annotation); keywords that are not
+        parameters bind the body's T.const symbols (under the key
+        CONSTS)."""
+        params = self.signature.parameters
+        takes_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        consts = {}
+        if not takes_kwargs:
+            consts = {k: v for k, v in kwargs.items() if k not in params}
+            kwargs = {k: v for k, v in kwargs.items() if k in params}
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            bound = self.signature.bind_partial(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.func.__name__}(): {e}") from None
         bound.apply_defaults()
-        return bound.arguments
+        arguments = dict(bound.arguments)
+        declared = body_info(self.func).annotated
+        for name, p in params.items():
+            if name in arguments or p.kind in (inspect.Parameter.VAR_POSITIONAL,
+                                               inspect.Parameter.VAR_KEYWORD):
+                continue
+            if name in declared or isinstance(self.hints.get(name), TensorAnnot):
+                arguments[name] = MissingTensor(name)
+            else:
+                raise TypeError(f"{self.func.__name__}(): missing a required argument: "
+                                f"'{name}'")
+        if consts:
+            arguments[CONSTS] = consts
+        return arguments
 
     def _classify(self, name, value):
         ann = self.hints.get(name)
+        if isinstance(value, MissingTensor):
+            return "tensor"
         if ann is ptr:
             return "pointer"
         if isinstance(ann, (dt.dtype, str)) and not is_array(value):
@@ -567,15 +657,38 @@ class JITImpl:
                             f"tensor, got {type(value).__name__}")
         return "const"
 
-    def _eager_key(self, bound):
+    def _const_key(self, bound):
         parts = []
         for name, value in bound.items():
+            if name == CONSTS:
+                parts.append((CONSTS, tuple(sorted((k, _hashable(v))
+                                                   for k, v in value.items()))))
+            elif self._classify(name, value) == "const":
+                parts.append((name, _hashable(value)))
+        return tuple(parts)
+
+    def _eager_key(self, bound):
+        # Dims the body made dynamic (T.dynamic annotations) in earlier
+        # traces with the same compile-time values are not part of the key.
+        learned = self._learned.get(self._const_key(bound), {})
+        parts = []
+        for name, value in bound.items():
+            if name == CONSTS:
+                parts.append((CONSTS, tuple(sorted((k, _hashable(v))
+                                                   for k, v in value.items()))))
+                continue
             kind = self._classify(name, value)
             if kind == "tensor":
+                if isinstance(value, MissingTensor):
+                    parts.append((name, "m"))
+                    continue
                 ann = self.hints.get(name)
                 dyn = [isinstance(d, DynDim) for d in ann.shape] if isinstance(
-                    ann, TensorAnnot) else None
-                shape = tuple(None if dyn and a < len(dyn) and dyn[a] else int(s)
+                    ann, TensorAnnot) else [False] * len(value.shape)
+                for axis in learned.get(name, ()):
+                    if axis < len(dyn):
+                        dyn[axis] = True
+                shape = tuple(None if a < len(dyn) and dyn[a] else int(s)
                               for a, s in enumerate(value.shape))
                 strides = None
                 if isinstance(ann, TensorAnnot) and ann.strided and not isinstance(
@@ -593,6 +706,23 @@ class JITImpl:
                 parts.append((name, "c", _hashable(value)))
         return tuple(parts)
 
+    def _learn(self, bound, entry):
+        """Remembers which dims of the traced tensors the body made dynamic,
+        and files the entry under the key that leaves them out."""
+        dyn = {}
+        for p in entry.kernel.params:
+            if p.kind != "memref" or p.output or p.workspace or p.name not in bound:
+                continue
+            ann = self.hints.get(p.name)
+            axes = [a for a, (kind, _, _) in enumerate(p.sizes) if kind == 1 and not (
+                isinstance(ann, TensorAnnot) and a < len(ann.shape) and
+                isinstance(ann.shape[a], DynDim))]
+            if axes:
+                dyn[p.name] = tuple(axes)
+        if dyn:
+            self._learned[self._const_key(bound)] = dyn
+            self._eager[self._eager_key(bound)] = entry
+
     def _eager_kernel(self, args, kwargs):
         bound = self._bind(args, kwargs)
         key = self._eager_key(bound)
@@ -606,18 +736,25 @@ class JITImpl:
                                       self.verbose,
                                       debug_root_path=self.debug_root_path)[0]
                     entry = self._eager[key] = _EagerEntry(k, runtime, returns)
+                    self._learn(bound, entry)
         return entry, bound
 
     def _eager_trace(self, bound):
         runtime = []
+        consts = bound.get(CONSTS, {})
 
         def make_args(sig):
             kwargs = {}
             for name, value in bound.items():
+                if name == CONSTS:
+                    continue
                 kind = self._classify(name, value)
                 ann = self.hints.get(name)
                 if kind == "tensor":
-                    kwargs[name] = self._tensor_param(sig, name, value, ann)
+                    if isinstance(value, MissingTensor):
+                        kwargs[name] = sig.reserve_tensor(name)
+                    else:
+                        kwargs[name] = self._tensor_param(sig, name, value, ann)
                     runtime.append(name)
                 elif kind == "pointer":
                     kwargs[name] = sig.pointer(name)
@@ -629,7 +766,7 @@ class JITImpl:
                     kwargs[name] = value
             return (), kwargs
 
-        pf, result = trace(self.func, make_args, eager=True)
+        pf, result = trace(self.func, make_args, eager=True, const_values=consts)
         outputs = [p.buffer for p in pf.params if p.output]
         returns = _check_returns(self.func, result, outputs)
         return pf, runtime, returns
@@ -663,7 +800,11 @@ class JITImpl:
             strides = []
             for w, s in zip(ann.strides, actual):
                 strides.append(w if isinstance(w, DynDim) or s is None else int(s))
-        return sig.tensor(name, shape, d, strides)
+        buf = sig.tensor(name, shape, d, strides)
+        # Not annotated in the signature: an annotation in the body may
+        # still make dims dynamic (T.dynamic).
+        buf.redeclarable = not isinstance(ann, TensorAnnot)
+        return buf
 
     def __repr__(self):
         return f"<tile.jit {self.func.__name__}>"

@@ -9,19 +9,40 @@ bodies work on elements. See docs/python.md.
 from .dtypes import (bfloat16, bool_ as bool, dtype, float8_e4m3, float8_e5m2,  # noqa: F401
                      float8_e4m3fnuz, float8_e5m2fnuz,
                      float16, float32, float64, index, int8, int16, int32, int64,
-                     uint8)
+                     uint8, uint16, uint32, uint64)
 from .frontend import (ConstSym, DynDim, Macro, PrimFunc, Ref, StridedTensor,  # noqa: F401
-                       Tensor, TensorAnnot, const, dyn, dynamic, empty, handle,
-                       macro, match_buffer, prim_func, ptr, symbolic)
+                       Tensor, TensorAnnot, alloc_global, const, dyn, dynamic, empty,
+                       handle, macro, match_buffer, prim_func, ptr, symbolic)
 from .frontend import Tensor as Buffer  # noqa: F401
-from .ops import (GemmWarpPolicy, Kernel, Layout, Parallel, Pipelined,  # noqa: F401
-                  abs, alloc_fragment, alloc_local, alloc_shared, alloc_var,
-                  annotate_layout, atomic_add, ceil, ceildiv, clear, copy, cos,
-                  cumsum, erf, exp, exp2, fill, floor, gemm, if_then_else,
-                  infinity, log, log2, log10, make_padded_layout,
-                  make_swizzled_layout, max, min, pow, reduce, reduce_absmax,
-                  reduce_abssum, reduce_max, reduce_min, reduce_sum, rsqrt,
-                  serial, sin, sqrt, tan, tanh, unroll, use_swizzle, vectorized)
+from .ops import (GemmWarpPolicy, Kernel, Layout, Parallel, Persistent,  # noqa: F401
+                  Pipelined, Serial, Unroll, Vectorized, abs, alloc_fragment,
+                  alloc_local, alloc_reducer, alloc_shared, alloc_var,
+                  annotate_layout, ceil, ceildiv, cdiv, clear, copy, cos, cumsum,
+                  device_assert, erf, exp, exp2, fill, floor, gemm,
+                  get_block_binding, get_block_bindings, get_block_extent,
+                  get_block_extents, get_lane_idx, get_thread_binding,
+                  get_thread_bindings, get_thread_extent, get_warp_idx,
+                  if_then_else, im2col, infinity, log, log2, log10,
+                  make_padded_layout, make_swizzled_layout, max, min, pow, print,
+                  reduce, reduce_absmax, reduce_abssum, reduce_max, reduce_min,
+                  reduce_sum, reshape, rsqrt, serial, sin, sqrt, tan, tanh, unroll,
+                  use_swizzle, vectorized, view)
+from .atomic import (atomic_add, atomic_addx2, atomic_addx4, atomic_max,  # noqa: F401
+                     atomic_min)
+from .tir import (Cast, Select, bitwise_and, bitwise_not, bitwise_or,  # noqa: F401
+                  bitwise_xor, clamp, exp10, floordiv, floormod, index_to_coordinates,
+                  isfinite, isinf, isnan, likely, max_value, min_value, nearbyint,
+                  rint, round, shift_left, shift_right, sigmoid, trunc, truncdiv,
+                  truncmod)
 from .values import cast  # noqa: F401
+from . import fp8  # noqa: F401
 
+# TileLang's other dtype names: torch's fp8 spelling and the C names.
 float8_e4m3fn = float8_e4m3
+half = float16
+float = float32  # noqa: A001 - TileLang's name
+double = float64
+short = int16
+int = int32  # noqa: A001 - TileLang's name
+long = int64
+uint = uint32

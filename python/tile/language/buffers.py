@@ -21,23 +21,43 @@ class Buffer:
                  op=None):
         self.kind = kind
         self.value = value
-        self._shape = tuple(shape)
-        self.dtype = dt.as_dtype(dtype)
+        # None: a tensor parameter of an eager kernel whose annotation in
+        # the body has not declared it yet.
+        self._shape = None if shape is None else tuple(shape)
+        self.dtype = None if dtype is None else dt.as_dtype(dtype)
         self.name = name
         # Global buffers: None (row-major) or a tuple of int | None (dynamic).
         self.strides = strides
         self.op = op  # the allocating op (layouts are written on it)
         self.layout = None
+        # Set once an op's text names the type: a later annotation can no
+        # longer change the parameter's shape.
+        self.used = False
+
+    def _declared(self):
+        if self._shape is None:
+            raise error(f"tensor '{self.name}' is used before the annotation that "
+                        f"declares it ({self.name}: T.Tensor(shape, dtype))")
 
     @property
     def shape(self):
+        self._declared()
         return self._shape
 
     @property
     def ndim(self):
+        self._declared()
         return len(self._shape)
 
+    @property
+    def data(self):
+        """The buffer's storage, for ``T.Tensor(shape, dtype, buf.data)``
+        (a view with another shape)."""
+        return BufferData(self)
+
     def type_text(self):
+        self._declared()
+        self.used = True
         dims = _dims_text(self._shape)
         elt = self.dtype.ir
         if self.kind == "fragment":
@@ -46,13 +66,20 @@ class Buffer:
             return f"memref<{dims}x{elt}, #gpu.address_space<workgroup>>"
         if self.strides is not None:
             strides = ", ".join("?" if s is None else str(s) for s in self.strides)
-            return f"memref<{dims}x{elt}, strided<[{strides}], offset: ?>>"
+            offset = getattr(self, "offset", None)
+            if offset == 0:
+                return f"memref<{dims}x{elt}, strided<[{strides}]>>"
+            offset = "?" if offset is None else offset
+            return f"memref<{dims}x{elt}, strided<[{strides}], offset: {offset}>>"
         return f"memref<{dims}x{elt}>"
 
     def __repr__(self):
+        if self._shape is None:
+            return f"<{self.kind} buffer {self.name or ''} (not declared yet)>"
         return f"<{self.kind} buffer {self.name or ''} {self.dtype.name}{list(self._shape)}>"
 
     def __getitem__(self, key):
+        self._declared()
         if not isinstance(key, tuple):
             key = (key,)
         if any(k is Ellipsis for k in key):
@@ -78,6 +105,16 @@ class Buffer:
 
     def _check_visible(self):
         current_builder().check_visible(self.value, "buffer")
+
+
+class BufferData:
+    """``buf.data``: what ``T.Tensor(shape, dtype, data)`` views."""
+
+    def __init__(self, buffer):
+        self.buffer = buffer
+
+    def __repr__(self):
+        return f"<data of {self.buffer!r}>"
 
 
 def _index(i, what):

@@ -163,6 +163,20 @@ class FunctionBuilder:
             kernel.hoisted = at + 1
         return value
 
+    def emit_outside_kernel(self, head, hint="v", dtype=None):
+        """Emits `head(result_name)` before the open tile.kernel (where it is
+        computed once, and the host sees it), or here outside kernels."""
+        kernel = self.innermost("kernel")
+        where_ = kernel.parent if kernel is not None else self.current
+        value = Value(self.fresh(hint), dtype, where_)
+        op = Op(head(value.name), where())
+        if kernel is None:
+            where_.ops.append(op)
+        else:
+            at = next(i for i, o in enumerate(where_.ops) if kernel in o.regions)
+            where_.ops.insert(at, op)
+        return value
+
     def emit_prologue(self, head, dtype, hint="c", origin=None):
         value = Value(self.fresh(hint), dtype, self.entry, origin)
         self.prologue.append(Op(head.replace("{result}", value.name), self.loc))

@@ -11,12 +11,24 @@ class dtype:
 
     __slots__ = ("name", "ir", "bits", "kind", "code")
 
-    def __init__(self, name: str, ir: str, bits: int, kind: str, code: int):
+    def __new__(cls, *args):
+        # T.dtype("float16"), T.dtype(T.float16), T.dtype(torch.float16):
+        # TileLang's conversion to the canonical dtype.
+        if len(args) == 1:
+            return as_dtype(args[0])
+        return super().__new__(cls)
+
+    def __init__(self, *args):
+        if len(args) == 1:  # T.dtype(x): __new__ gave an existing dtype
+            return
+        name, ir, bits, kind, code = args
         self.name = name
         self.ir = ir
         self.bits = bits
         self.kind = kind  # "float", "int", "uint", "bool", "index"
-        self.code = code  # the extension's DType code
+        # The extension's DType code (None: usable in kernels, not as a
+        # parameter's element type).
+        self.code = code
 
     @property
     def is_float(self):
@@ -29,6 +41,15 @@ class dtype:
     @property
     def bytes(self):
         return max(1, self.bits // 8)
+
+    itemsize = bytes
+
+    def as_torch(self):
+        """The torch dtype (TileLang's ``dtype.as_torch()``)."""
+        return to_torch(self)
+
+    def as_numpy(self):
+        return to_numpy(self)
 
     def __eq__(self, other):
         if isinstance(other, dtype):
@@ -72,21 +93,30 @@ index = dtype("index", "index", 64, "index", 12)
 float8_e4m3fnuz = dtype("float8_e4m3fnuz", "f8E4M3FNUZ", 8, "float", 13)
 float8_e5m2fnuz = dtype("float8_e5m2fnuz", "f8E5M2FNUZ", 8, "float", 14)
 FLOAT8 = (float8_e4m3, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz)
+# Wider unsigned integers: kernel values (arithmetic, casts, local
+# variables); the extension has no code for them, so no parameter has them.
+uint16 = dtype("uint16", "i16", 16, "uint", None)
+uint32 = dtype("uint32", "i32", 32, "uint", None)
+uint64 = dtype("uint64", "i64", 64, "uint", None)
 
 _BY_NAME = {
     d.name: d
     for d in (float16, bfloat16, float32, float64, float8_e4m3, float8_e5m2,
               float8_e4m3fnuz, float8_e5m2fnuz, bool_, int8, int16, int32,
-              int64, uint8, index)
+              int64, uint8, uint16, uint32, uint64, index)
 }
+# TileLang's other names (C names, short forms, torch's fp8 spelling).
 _ALIASES = {
     "half": float16, "float": float32, "double": float64, "bf16": bfloat16,
     "fp16": float16, "fp32": float32, "fp64": float64, "f16": float16,
     "f32": float32, "f64": float64, "float8_e4m3fn": float8_e4m3,
-    "e4m3_float8": float8_e4m3, "e5m2_float8": float8_e5m2, "int": int32,
+    "e4m3_float8": float8_e4m3, "e5m2_float8": float8_e5m2,
+    "e4m3fnuz_float8": float8_e4m3fnuz, "e5m2fnuz_float8": float8_e5m2fnuz,
+    "int": int32, "short": int16, "long": int64, "uint": uint32,
     "i8": int8, "i16": int16, "i32": int32, "i64": int64, "u8": uint8,
+    "u16": uint16, "u32": uint32, "u64": uint64,
 }
-_BY_IR = {d.ir: d for d in _BY_NAME.values() if d is not uint8}
+_BY_IR = {d.ir: d for d in _BY_NAME.values() if d.kind != "uint"}
 
 
 def as_dtype(value) -> dtype:

@@ -12,8 +12,8 @@ import re
 from . import dtypes as dt
 from ..errors import TileError
 from .builder import FunctionBuilder, Value, building, current_builder, error, where
-from .buffers import Buffer, BufferRegion, ElementRef, Var
-from .values import Deferred, convert, operand
+from .buffers import Buffer, BufferData, BufferRegion, ElementRef, Var
+from .values import Deferred, Symbolic, convert, operand
 from .rewrite import rewrite
 
 # ---------------------------------------------------------------------------
@@ -64,20 +64,31 @@ dyn = _DynFactory()
 
 
 def symbolic(name, dtype="int32"):
-    """TileLang's T.symbolic / T.dynamic: a named run-time dimension."""
-    return DynDim(name)
+    """TileLang's T.dynamic / T.symbolic: named run-time dimensions
+    (``N = T.dynamic("N")``, ``M, N = T.dynamic("M, N")``), in a
+    signature or in an eager body's annotations."""
+    dims = tuple(DynDim(n) for n in _split_names(name, "T.dynamic"))
+    return dims[0] if len(dims) == 1 else dims
 
 
 dynamic = symbolic
 
 
-class ConstSym(Deferred):
+class ConstSym(Symbolic):
     """A compile-time size bound by an annotation (``M, N = T.const("M N")``
-    then ``A: T.Tensor[[M, N], ...]``); reads as its integer."""
+    then ``A: T.Tensor[[M, N], ...]``) or by a keyword of ``.compile(M=...)``;
+    reads as its integer. Arithmetic on it before it is bound gives a
+    symbolic expression (``K // split_k``), evaluated where it is used."""
 
-    def __init__(self, name):
+    def __init__(self, name, value=None):
         self.name = name
-        self.value = None
+        self.value = value
+
+    def resolved(self):
+        return self.value is not None
+
+    def unbound(self):
+        return [] if self.value is not None else [self.name]
 
     def _value(self):
         if self.value is None:
@@ -102,14 +113,37 @@ class ConstSym(Deferred):
         return hash(self._value())
 
     def __repr__(self):
-        return f"{self.name}$" if self.value is None else str(self.value)
+        return self.name if self.value is None else str(self.value)
 
 
-def const(names: str):
-    """``M, N, K = T.const("M N K")``: compile-time sizes bound by tensor
-    annotations."""
-    syms = tuple(ConstSym(n) for n in re.split(r"[\s,]+", names.strip()) if n)
-    return syms[0] if len(syms) == 1 else syms
+def _split_names(names, what):
+    if not isinstance(names, str):
+        raise error(f"{what} takes the names as one string, e.g. \"M, N\"")
+    out = [n for n in re.split(r"[\s,]+", names.strip()) if n]
+    if not out:
+        raise error(f"{what} needs at least one name")
+    return out
+
+
+def const(names: str, dtype="int32"):
+    """``M, N, K = T.const("M, N, K")``: compile-time sizes bound by tensor
+    annotations in the body (or by keywords: ``kernel.compile(M=1024)``)."""
+    from .builder import maybe_builder
+    b = maybe_builder()
+    given = getattr(b, "const_values", None) or {}
+    syms = []
+    for n in _split_names(names, "T.const"):
+        v = given.get(n)
+        if v is not None:
+            v = operand(v)
+            if isinstance(v, Value) or isinstance(v, float) or isinstance(v, bool):
+                raise error(f"T.const '{n}' is given {v!r}; it needs an int")
+            v = int(v)
+        sym = ConstSym(n, v)
+        if b is not None:
+            b.__dict__.setdefault("const_syms", {})[n] = sym
+        syms.append(sym)
+    return syms[0] if len(syms) == 1 else tuple(syms)
 
 
 class TensorAnnot:
@@ -118,7 +152,7 @@ class TensorAnnot:
     the argument's."""
 
     def __init__(self, shape, dtype=None, strides=None, strided=False):
-        if isinstance(shape, (int, DynDim, ConstSym)) or shape is int:
+        if isinstance(shape, (int, DynDim, Symbolic, Value)) or shape is int:
             shape = (shape,)
         self.shape = list(shape)
         if dtype is None or dtype is inspect.Parameter.empty:
@@ -150,7 +184,10 @@ class Tensor(metaclass=_TensorType):
     par_compile configs) and ``T.Tensor[[int, int], T.float16]`` (an eager
     annotation)."""
 
-    def __new__(cls, shape, dtype="float32", strides=None):
+    def __new__(cls, shape, dtype="float32", data=None, strides=None, scope=None):
+        if data is not None:
+            # T.Tensor(shape, dtype, A.data) in a kernel body: a view.
+            return view(shape, dtype, data)
         return TensorAnnot(shape, dtype, strides, strided=strides is not None)
 
 
@@ -207,6 +244,10 @@ class ParamInfo:
         # ("scalar", param) per dim.
         self.alloc_shape = None
         self.buffer = None
+        # A global scratch tensor (T.alloc_global) the kernel allocates at
+        # each call; not an argument of the JITKernel.
+        self.workspace = False
+        self.index = None
 
     def spec(self):
         if self.kind == "scalar":
@@ -237,33 +278,50 @@ class _Signature:
     def tensor(self, name, shape, dtype, strides=None, output=False, dyn_names=None):
         """A global tensor parameter. `shape` entries: int (static) or a
         DynDim; `strides`: None (row-major) or int / DynDim entries."""
+        buf = self.reserve_tensor(name, output)
+        self.describe_tensor(buf, shape, dtype, strides)
+        return buf
+
+    def reserve_tensor(self, name, output=False, workspace=False):
+        """A tensor parameter whose shape and dtype `describe_tensor` gives
+        later (an eager body's annotation, or T.alloc_global)."""
         b = self.builder
-        index = len(self.params)
-        info = ParamInfo(name, "memref", dtype, output=output)
-        buf = Buffer("global", None, [None] * len(shape), dtype, name,
-                     strides=None if strides is None else
-                     [s if isinstance(s, int) else None for s in strides])
+        info = ParamInfo(name, "memref", None, output=output)
+        info.workspace = workspace
+        info.index = len(self.params)
+        buf = Buffer("global", None, None, None, name)
         slot = _Slot(buf)
         buf.value = b.add_param(_hint(name), slot)
         b.params[-1] = (buf.value, slot)
+        buf.param = info
+        buf.slot = slot
+        info.buffer = buf
+        self.params.append(info)
+        return buf
+
+    def describe_tensor(self, buf, shape, dtype, strides=None):
+        """Gives a reserved tensor parameter its shape (ints and DynDims),
+        element type and strides."""
+        dtype = dt.as_dtype(dtype)
+        if dtype.code is None:
+            raise error(f"{dtype.name} tensors cannot be kernel parameters (the "
+                        "runtime has no such element type)")
+        info = buf.param
+        info.dtype = dtype
+        info.sizes = []
+        buf.dtype = dtype
+        buf.strides = (None if strides is None else
+                       [s if isinstance(s, int) else None for s in strides])
+        buf._shape = (None,) * len(shape)
         dims = []
         for axis, d in enumerate(shape):
             if isinstance(d, DynDim):
-                gid, first = self.groups.get(d.name, (None, None))
-                if gid is None:
-                    gid = self.group(d.name)
-                info.sizes.append((FROM_ARRAY, 0, gid))
-                if first is None:
-                    c = _index_const(axis)
-                    first = b.emit_prologue(
-                        f"{{result}} = memref.dim {buf.value.name}, {c.name} : {{type}}",
-                        dt.index, "dim", origin=("dim", index, axis))
-                    slot.dims.append(first)
-                    self.groups[d.name] = (gid, first)
-                dims.append(first)
+                info.sizes.append((FROM_ARRAY, 0, self.group(d.name)))
+                dims.append(self._dim_value(buf, axis, d.name))
             else:
                 info.sizes.append((STATIC, int(d), -1))
                 dims.append(int(d))
+        info.strides = []
         if strides is None:
             info.strides = [(CONTIGUOUS, 0, -1)] * len(shape)
         else:
@@ -273,19 +331,45 @@ class _Signature:
                 else:
                     info.strides.append((STATIC, int(s), -1))
         buf._shape = tuple(dims)
-        info.buffer = buf
-        self.params.append(info)
-        return buf
+
+    def _dim_value(self, buf, axis, group_name):
+        """The size of dim `axis` of a tensor parameter as an index value:
+        the first tensor of a dyn group reads it (memref.dim), the others
+        share it."""
+        gid, first = self.groups.get(group_name, (None, None))
+        if first is None:
+            c = _index_const(axis)
+            first = self.builder.emit_prologue(
+                f"{{result}} = memref.dim {buf.value.name}, {c.name} : {{type}}",
+                dt.index, "dim", origin=("dim", buf.param.index, axis))
+            buf.slot.dims.append(first)
+            self.groups[group_name] = (self.group(group_name), first)
+        return first
+
+    def make_dynamic(self, buf, axis, group_name):
+        """Dim `axis` of a tensor parameter declared static from its
+        argument becomes a run-time size (an eager body's annotation with
+        T.dynamic)."""
+        info = buf.param
+        info.sizes[axis] = (FROM_ARRAY, 0, self.group(group_name))
+        shape = list(buf._shape)
+        shape[axis] = self._dim_value(buf, axis, group_name)
+        buf._shape = tuple(shape)
 
     def scalar(self, name, dtype):
         index = len(self.params)
+        if dtype.code is None:
+            raise error(f"{dtype.name} scalars cannot be kernel parameters (the "
+                        "runtime has no such type)")
         info = ParamInfo(name, "scalar", dtype)
+        info.index = index
         v = self.builder.add_param(_hint(name), dtype.ir, dtype, origin=("scalar", index))
         self.params.append(info)
         return v
 
     def pointer(self, name):
         info = ParamInfo(name, "pointer", None)
+        info.index = len(self.params)
         p = _Pointer(self, info, len(self.params))
         self.params.append(info)
         self.pointers.append(p)
@@ -295,6 +379,11 @@ class _Signature:
         return p
 
     def finish(self):
+        for info in self.params:
+            if info.kind == "memref" and info.dtype is None:
+                raise TileError(f"tensor '{info.name}' is not given and no annotation "
+                                f"in the body declares it ({info.name}: "
+                                "T.Tensor(shape, dtype))")
         for p in self.pointers:
             if p.info.dtype is None:
                 raise TileError(f"T.ptr parameter '{p.info.name}' needs a "
@@ -430,8 +519,9 @@ def empty(shape, dtype="float32"):
 
 
 def annotate(value, annotation, name):
-    """``A: T.Tensor[[M, K], dtype]`` in an eager body: checks the tensor,
-    binds T.const symbols, marks T.dyn dims."""
+    """``A: T.Tensor[[M, K], dtype]`` in an eager body: declares a tensor
+    parameter not given (``.compile(M=...)``), checks a given one, binds
+    T.const symbols, makes T.dynamic dims run-time sizes."""
     if isinstance(annotation, (dt.dtype, str)) and not isinstance(value, Buffer):
         return convert(value, dt.as_dtype(annotation))
     if not isinstance(annotation, TensorAnnot):
@@ -440,12 +530,18 @@ def annotate(value, annotation, name):
         raise error(f"'{name}' is annotated as a tensor but is a "
                     f"{type(value).__name__}")
     buf = value
+    b = current_builder()
+    if buf._shape is None:
+        _declare(b.signature, buf, annotation, name)
+        _recheck(b)
+        return buf
     if annotation.dtype is not None and annotation.dtype != buf.dtype:
         raise error(f"'{name}' has dtype {buf.dtype.name}, annotated "
                     f"{annotation.dtype.name}")
     if len(annotation.shape) != buf.ndim:
         raise error(f"'{name}' has {buf.ndim} dimensions, annotated "
                     f"{len(annotation.shape)}")
+    # Symbols first (dims may be expressions of symbols bound by later dims).
     for axis, (want, have) in enumerate(zip(annotation.shape, buf.shape)):
         if isinstance(want, ConstSym):
             if isinstance(have, Value):
@@ -456,14 +552,196 @@ def annotate(value, annotation, name):
             elif want.value != have:
                 raise error(f"dim {axis} of '{name}' is {have}, but '{want.name}' "
                             f"is {want.value}")
+    for axis, (want, have) in enumerate(zip(annotation.shape, buf.shape)):
+        if isinstance(want, ConstSym):
+            continue
+        if isinstance(want, Symbolic):
+            if isinstance(have, Value):
+                raise error(f"dim {axis} of '{name}' is dynamic; {want!r} needs a "
+                            "compile-time size")
+            b.__dict__.setdefault("pending_checks", []).append(
+                (want, have, name, axis, where()))
+        elif isinstance(want, DynDim):
+            if not isinstance(have, Value):
+                if not getattr(buf, "redeclarable", False):
+                    raise error(f"dim {axis} of '{name}' must be declared T.dyn in the "
+                                "function's signature to be dynamic")
+                if buf.used:
+                    raise error(f"'{name}' is used before the annotation that makes "
+                                f"dim {axis} dynamic; annotate it first")
+                b.signature.make_dynamic(buf, axis, want.name)
         elif isinstance(want, int) and not isinstance(want, bool):
             if not isinstance(have, Value) and have != want:
                 raise error(f"dim {axis} of '{name}' is {have}, annotated {want}")
-        elif isinstance(want, DynDim):
-            if not isinstance(have, Value):
-                raise error(f"dim {axis} of '{name}' must be declared T.dyn in the "
-                            "function's signature to be dynamic")
+        elif want is not int:
+            v = operand(want)
+            if not isinstance(v, Value) and not isinstance(have, Value) and int(v) != have:
+                raise error(f"dim {axis} of '{name}' is {have}, annotated {v}")
+    _recheck(b)
     return buf
+
+
+def _declare(sig, buf, annotation, name):
+    """A tensor parameter that was not given, declared by its annotation."""
+    if annotation.dtype is None:
+        raise error(f"'{name}' is not given, so its annotation must have a dtype")
+    shape = []
+    for axis, want in enumerate(annotation.shape):
+        if isinstance(want, DynDim):
+            shape.append(want)
+            continue
+        if want is int:
+            raise error(f"dim {axis} of '{name}' is taken from the argument "
+                        f"(int), but '{name}' is not given")
+        if isinstance(want, Symbolic) and not want.resolved():
+            names = want.unbound()
+            raise error(f"'{name}' is not given and T.const {', '.join(names)} has no "
+                        f"value: pass '{name}', or {names[0]}=... as a keyword")
+        v = operand(want)
+        if isinstance(v, Value) or isinstance(v, float) or int(v) < 0:
+            raise error(f"dim {axis} of '{name}' must be a compile-time size or "
+                        f"T.dynamic, got {want!r}")
+        shape.append(int(v))
+    strides = None
+    if annotation.strided:
+        strides = [s if isinstance(s, DynDim) else int(operand(s))
+                   for s in annotation.strides]
+    sig.describe_tensor(buf, shape, annotation.dtype, strides)
+
+
+def _recheck(b, final=False):
+    """Checks the annotated dims that are expressions of symbols once the
+    symbols are bound."""
+    left = []
+    for want, have, name, axis, loc in getattr(b, "pending_checks", ()):
+        if not want.resolved():
+            if final:
+                raise TileError(f"dim {axis} of '{name}' is annotated {want!r}, but "
+                                f"T.const {', '.join(want.unbound())} is never bound",
+                                loc)
+            left.append((want, have, name, axis, loc))
+            continue
+        if int(want._value()) != have:
+            raise TileError(f"dim {axis} of '{name}' is {have}, annotated "
+                            f"{want!r} = {int(want._value())}", loc)
+    b.pending_checks = left
+
+
+def finish_consts(b):
+    """At the end of an eager trace: every annotated expression checked,
+    every keyword given for a T.const used."""
+    _recheck(b, final=True)
+    known = getattr(b, "const_syms", {})
+    for n in getattr(b, "const_values", None) or {}:
+        if n not in known:
+            raise TileError(f"keyword argument '{n}' is neither a parameter of "
+                            f"'{b.name}' nor a T.const of its body")
+
+
+def alloc_global(shape, dtype, scope="global"):
+    """``T.alloc_global(shape, dtype)``: a global scratch tensor, allocated
+    at each call of the kernel (an extra parameter the JITKernel fills in)."""
+    b = current_builder("T.alloc_global")
+    sig = getattr(b, "signature", None)
+    if sig is None:  # pragma: no cover - every trace has a signature
+        raise error("T.alloc_global needs a traced function")
+    if isinstance(shape, (int, Value, Deferred)):
+        shape = (shape,)
+    alloc, dims = [], []
+    for x in shape:
+        v = operand(x)
+        if isinstance(v, Value):
+            if v.origin is None:
+                raise error("T.alloc_global's sizes must be ints, tensor dims or "
+                            "run-time scalar parameters")
+            alloc.append(v.origin)
+            dims.append(DynDim(f"_ws{next(_anonymous)}"))
+        else:
+            if isinstance(v, float) or int(v) < 1:
+                raise error(f"T.alloc_global's sizes must be positive ints, got {v!r}")
+            alloc.append(("static", int(v)))
+            dims.append(int(v))
+    n = sum(1 for p in sig.params if p.workspace)
+    buf = sig.reserve_tensor(f"workspace{n}", workspace=True)
+    sig.describe_tensor(buf, dims, dtype)
+    buf.param.alloc_shape = alloc
+    buf._shape = tuple(operand(x) if isinstance(operand(x), Value) else d
+                       for x, d in zip(shape, buf.shape))
+    return buf
+
+
+def view(shape, dtype, data):
+    """``T.Tensor(shape, dtype, buf.data)``: the contiguous global tensor
+    `buf` seen with another shape (same dtype, same number of elements)."""
+    b = current_builder("T.Tensor(shape, dtype, data)")
+    if isinstance(data, _Pointer):
+        return match_buffer(data, shape, dtype)
+    src = data.buffer if isinstance(data, BufferData) else data
+    if not isinstance(src, Buffer):
+        raise error(f"T.Tensor's data must be a tensor's .data, got {type(data).__name__}")
+    if src.kind != "global":
+        raise error(f"T.Tensor views global tensors; '{src.name}' is a {src.kind} buffer")
+    if src.strides is not None:
+        raise error(f"'{src.name}' has strides; T.Tensor views contiguous tensors")
+    d = dt.as_dtype(dtype)
+    if d != src.dtype:
+        raise error(f"T.Tensor views '{src.name}' ({src.dtype.name}) as {d.name}; "
+                    "reinterpreting the element type is not supported")
+    if isinstance(shape, (int, Value, Deferred)):
+        shape = (shape,)
+    sizes = []
+    for x in shape:
+        v = operand(x)
+        if isinstance(v, Value):
+            if v.dtype.is_float:
+                raise error("T.Tensor's sizes must be integers")
+            v = convert(v, dt.index)
+        elif isinstance(v, float) or int(v) < 0:
+            raise error(f"T.Tensor's sizes must be non-negative integers, got {v!r}")
+        else:
+            v = int(v)
+        sizes.append(v)
+    if all(isinstance(x, int) for x in sizes) and all(isinstance(x, int) for x in src.shape):
+        n_new, n_old = 1, 1
+        for x in sizes:
+            n_new *= x
+        for x in src.shape:
+            n_old *= x
+        if n_new != n_old:
+            raise error(f"T.Tensor views '{src.name}' of {n_old} elements as "
+                        f"{list(sizes)} ({n_new} elements)")
+    for x in sizes:
+        if isinstance(x, Value) and x.region is not b.entry:
+            raise error("T.Tensor's sizes must be known outside T.Kernel (ints, tensor "
+                        "dims or scalar parameters)")
+    # Row-major strides of the new shape.
+    strides, acc = [], 1
+    for x in reversed(sizes):
+        strides.append(acc)
+        if isinstance(acc, int) and isinstance(x, int):
+            acc *= x
+        else:
+            def mul(result, a=acc, c=x):
+                text = [v.name if isinstance(v, Value) else None for v in (a, c)]
+                for i, v in enumerate((a, c)):
+                    if text[i] is None:
+                        text[i] = b.constant(str(v), dt.index, "index").name
+                return f"{result} = arith.muli {text[0]}, {text[1]} : index"
+            acc = b.emit_outside_kernel(mul, "stride", dt.index)
+    strides.reverse()
+    view_buf = Buffer("global", None, sizes, d, src.name)
+
+    def mixed(x):
+        return x.name if isinstance(x, Value) else str(x)
+
+    def head(result):
+        return (f"{result} = memref.reinterpret_cast {src.value.name} to offset: [0], "
+                f"sizes: [{', '.join(mixed(x) for x in sizes)}], strides: "
+                f"[{', '.join(mixed(x) for x in strides)}] : {src.type_text()} to "
+                f"{view_buf.type_text()}")
+
+    view_buf.value = b.emit_outside_kernel(head, "view")
+    return view_buf
 
 
 # ---------------------------------------------------------------------------
@@ -525,21 +803,24 @@ def _function_name(func):
     return name if name and name != "_" else "kernel"
 
 
-def trace(func, make_args, eager=False, name=None):
+def trace(func, make_args, eager=False, name=None, const_values=None):
     """Runs `func` (rewritten) in a new builder. `make_args(signature)`
-    gives its arguments. Returns (PrimFunc, result)."""
+    gives its arguments; `const_values` binds T.const symbols by name.
+    Returns (PrimFunc, result)."""
     code = func.__code__
     loc = (code.co_filename, code.co_firstlineno, 1)
     b = FunctionBuilder(name or _function_name(func), loc)
     sig = _Signature(b)
     b.signature = sig
     b.eager = eager
+    b.const_values = dict(const_values or {})
     fn = rewrite(func)
     with building(b):
         args, kwargs = make_args(sig)
         result = fn(*args, **kwargs)
         if b.current is not b.entry:  # pragma: no cover - regions always close
             raise TileError("internal error: a region was left open")
+        finish_consts(b)
         sig.finish()
         for v, slot in b.params:
             if isinstance(slot, _Slot):

@@ -9,7 +9,7 @@ from . import dtypes as dt
 from .builder import Value, current_builder, error, where
 from .buffers import (Buffer, BufferRegion, ElementRef, Var, as_buffer,
                       index_operands)
-from .values import (binary, constant, convert, operand, select, static_int,
+from .values import (binary, constant, convert, lazy, operand, select, static_int,
                      unary_math)
 
 # ---------------------------------------------------------------------------
@@ -101,6 +101,77 @@ def _kernel():
     return r.owner
 
 
+def get_block_binding(dim=0):
+    """``T.get_block_binding(d)``: the block's index along grid dim `d` (as
+    ``with T.Kernel(...) as (bx, by)`` gives it)."""
+    k = _kernel()
+    d = static_int(dim, "the grid dim")
+    if not 0 <= d < len(k.region.args):
+        raise error(f"the kernel has {len(k.region.args)} grid dims, asked for dim {d}")
+    return k.region.args[d]
+
+
+def get_block_bindings():
+    """``T.get_block_bindings()``: the block's indices, one per grid dim."""
+    return list(_kernel().region.args)
+
+
+def get_block_extent(dim=0):
+    """``T.get_block_extent(d)``: the grid's size along dim `d`."""
+    k = _kernel()
+    d = static_int(dim, "the grid dim")
+    if not 0 <= d < len(k.grid):
+        raise error(f"the kernel has {len(k.grid)} grid dims, asked for dim {d}")
+    return operand(k.grid[d])
+
+
+def get_block_extents():
+    return [operand(g) for g in _kernel().grid]
+
+
+def get_thread_extent(dim=0):
+    """``T.get_thread_extent(0)``: the block's thread count."""
+    k = _kernel()
+    return k.threads if static_int(dim, "the thread dim") == 0 else 1
+
+
+def _no_threads(name):
+    def fn(*args, **kwargs):
+        raise error(f"T.{name} is not supported: tile's kernels are written for the "
+                    "whole block and the compiler assigns elements to threads, so a "
+                    "thread's index does not exist in the language (the dialect would "
+                    "need a thread-index op, with a layout rule for what it indexes)")
+    fn.__name__ = name
+    fn.__doc__ = f"T.{name}: not supported (see docs/python.md)."
+    return fn
+
+
+get_thread_binding = _no_threads("get_thread_binding")
+get_thread_bindings = _no_threads("get_thread_bindings")
+get_lane_idx = _no_threads("get_lane_idx")
+get_warp_idx = _no_threads("get_warp_idx")
+
+
+def print(*args, msg="", warp_group_id=0, warp_id=0):  # noqa: A001 - TileLang's name
+    """T.print: not supported yet (see docs/python.md)."""
+    raise error("T.print is not supported: the tile dialect has no print operation "
+                "yet (it would need one, with its CPU, NVIDIA and AMD lowerings)")
+
+
+def device_assert(condition, msg=""):
+    """``T.device_assert(cond, msg)``: stops the kernel when `cond` is false
+    (a compile-time condition is checked while tracing)."""
+    b = current_builder("T.device_assert")
+    c = operand(condition)
+    if not isinstance(c, Value):
+        if not c:
+            raise error(f"T.device_assert fails while tracing: {msg}")
+        return
+    c = convert(c, dt.bool_)
+    text = str(msg).replace("\\", "\\\\").replace('"', '\\"')
+    b.emit(f'cf.assert {c.name}, "{text}"', result=False)
+
+
 def use_swizzle(panel_size=8, order="row", enable=True):
     """T.use_swizzle: rasterize block ids in panels (L2 reuse)."""
     k = _kernel()
@@ -166,16 +237,48 @@ def alloc_local(shape, dtype):
     return buf
 
 
-def alloc_var(dtype, init=None, scope="local.var"):
-    """T.alloc_var(dtype, init): a per-thread scalar variable."""
-    if isinstance(dtype, (int, float)) and not isinstance(init, (dt.dtype, str)) and init is None:
+def alloc_var(dtype, *args, init=None, scope="local.var"):
+    """T.alloc_var(dtype, init): a per-thread scalar variable. TileLang's
+    forms: ``(dtype)``, ``(dtype, init)``, ``(dtype, scope)``,
+    ``(dtype, init, scope)``, ``init=`` / ``scope=`` by keyword."""
+    if len(args) > 2:
+        raise error(f"T.alloc_var takes at most 3 arguments, got {len(args) + 1}")
+    if len(args) == 1:
+        if isinstance(args[0], str) and init is None and not _is_dtype_name(args[0]):
+            scope = args[0]
+        elif isinstance(args[0], (dt.dtype, str)) and not isinstance(dtype, (dt.dtype, str)):
+            dtype, init = args[0], dtype  # the seeds' (init, dtype) order
+        else:
+            if init is not None:
+                raise error("T.alloc_var: the initial value is given twice")
+            init = args[0]
+    elif len(args) == 2:
+        if init is not None:
+            raise error("T.alloc_var: the initial value is given twice")
+        init, scope = args
+    if not isinstance(dtype, (dt.dtype, str)):
         raise error("T.alloc_var takes the dtype first: T.alloc_var(T.int32, 0)")
-    if isinstance(init, (dt.dtype, str)) and not isinstance(dtype, (dt.dtype, str)):
-        dtype, init = init, dtype
+    if not isinstance(scope, str):
+        raise error("T.alloc_var's scope must be a string")
     v = Var(alloc_local((1,), dtype))
     if init is not None:
         v.store(init)
     return v
+
+
+def _is_dtype_name(x):
+    try:
+        dt.as_dtype(x)
+        return True
+    except Exception:
+        return False
+
+
+def alloc_reducer(shape, dtype, op="sum", replication=None):
+    """T.alloc_reducer: not supported yet (see docs/python.md)."""
+    raise error("T.alloc_reducer is not supported: tile has no reducer buffers yet "
+                "(a reduction into a fragment from several threads' updates); use "
+                "T.reduce_* on a fragment, or T.atomic_add")
 
 
 # ---------------------------------------------------------------------------
@@ -184,13 +287,27 @@ def alloc_var(dtype, init=None, scope="local.var"):
 
 
 class Layout:
-    """A layout attribute in the dialect's syntax, e.g.
-    ``T.Layout("#tile.swizzle<128>")`` (see docs/dialect.md)."""
+    """A layout: ``T.Layout("#tile.swizzle<128>")``, an attribute of the
+    dialect in its syntax (see docs/dialect.md), or TileLang's
+    ``T.Layout(shape, lambda i, j: [...])``, an index map."""
 
-    def __init__(self, text: str):
-        self.text = text.strip()
+    def __init__(self, text_or_shape, forward_fn=None):
+        self.fn = forward_fn
+        if forward_fn is None:
+            if not isinstance(text_or_shape, str):
+                raise error("T.Layout takes a layout attribute's text, or a shape and "
+                            "an index function")
+            self.text = text_or_shape.strip()
+            self.shape = None
+        else:
+            if not callable(forward_fn):
+                raise error("T.Layout(shape, fn): fn must be a function of the indices")
+            self.text = None
+            self.shape = tuple(text_or_shape)
 
     def __repr__(self):
+        if self.text is None:
+            return f"T.Layout({list(self.shape)}, {self.fn!r})"
         return f"T.Layout({self.text!r})"
 
 
@@ -212,17 +329,31 @@ def make_padded_layout(buffer, pad):
 
 
 def annotate_layout(layouts):
-    """T.annotate_layout({buffer: layout}): fixes buffers' layouts."""
+    """T.annotate_layout({buffer: layout}): fixes buffers' layouts. A global
+    tensor's layout (TileLang's ``T.Layout(shape, fn)`` on a parameter) is
+    accepted and changes nothing: tile indexes global tensors logically, so
+    kernels that agree on the layout of an intermediate tensor get the
+    same results."""
     if not isinstance(layouts, dict):
         raise error("T.annotate_layout takes a dict {buffer: layout}")
     for buf, layout in layouts.items():
+        if isinstance(buf, Buffer) and buf.kind == "global":
+            if not isinstance(layout, Layout):
+                raise error(f"a layout must be a T.Layout, got {type(layout).__name__}")
+            continue
         if not isinstance(buf, Buffer) or buf.kind not in ("shared", "fragment"):
-            raise error("T.annotate_layout's keys are shared buffers or fragments")
+            raise error("T.annotate_layout's keys are shared buffers, fragments or "
+                        "global tensors")
         if isinstance(layout, str):
             layout = Layout(layout)
         if not isinstance(layout, Layout):
             raise error(f"a layout must be a T.Layout (or its text), got "
                         f"{type(layout).__name__}")
+        if layout.text is None:
+            raise error("a layout given as an index function applies to global "
+                        "tensors only; for shared buffers and fragments use "
+                        "T.make_swizzled_layout or a layout attribute of the dialect "
+                        '(T.Layout("#tile.padded<8>"), docs/dialect.md)')
         buf.layout = layout.text
 
 
@@ -300,6 +431,12 @@ def _global_view(side, rank):
     new_shape = [buf.shape[d] for d in kept]
     strides_out = [src_strides[d] for d in kept]
     view = Buffer("global", None, new_shape, buf.dtype, buf.name, strides=strides_out)
+    # A view at static offsets of a tensor with a static layout has a
+    # static offset (memref.subview's result type says so).
+    static_offs = [operand(o) for o in offs]
+    if buf.strides is None and all(isinstance(s, int) for s in src_strides) and \
+            not any(isinstance(o, Value) for o in static_offs):
+        view.offset = sum(int(o) * st for o, st in zip(static_offs, src_strides))
     src_type = buf.type_text()
     view_type = view.type_text()
     head = (f"{{result}} = memref.subview {buf.value.name}[{off_text}] [{size_text}] "
@@ -366,31 +503,35 @@ def _check_region_shape(side, tile_shape):
                         f"{[x for x in ext]}, but the tile is {list(tile_shape)}")
 
 
-def copy(src, dst, pad=None, coalesced_width=None, disable_tma=False):
+def copy(src, dst, pad=None, coalesced_width=None, disable_tma=False,
+         eviction_policy=None, annotations=None, loop_layout=None):
     """T.copy(src, dst): copies a tile between global memory, shared memory
     and fragments. A global side is a tensor with an element origin
     (``A[by * 128, k * 32]``) or a region (``A[i0:i1, j0:j1]``); the tile's
-    shape is the other side's. ``pad`` (tile's extension) is the value read
-    outside the tensor (default 0)."""
+    shape is the other side's. Regions of shared buffers and fragments
+    (``S[:, k]``, ``acc[:h, :]``) copy element by element in a T.Parallel.
+    ``pad`` (tile's extension) is the value read outside the tensor
+    (default 0)."""
     b = _block_level("T.copy")
     s, d = _Side(src, "the source"), _Side(dst, "the destination")
+    s, d = _whole(s), _whole(d)
     if s.is_global and d.is_global:
         return _copy_global_to_global(s, d, pad)
     if not s.is_global and not d.is_global:
-        for side in (s, d):
-            if side.origin is not None:
-                raise error("regions of shared buffers and fragments are not supported "
-                            "in T.copy; copy whole tiles")
-        if s.buffer.shape != d.buffer.shape:
-            raise error(f"T.copy between tiles of different shapes "
-                        f"{list(s.buffer.shape)} and {list(d.buffer.shape)}")
+        if s.origin is not None or d.origin is not None or \
+                s.buffer.shape != d.buffer.shape:
+            if s.origin is None and d.origin is None:
+                raise error(f"T.copy between tiles of different shapes "
+                            f"{list(s.buffer.shape)} and {list(d.buffer.shape)}")
+            _parallel_copy(s, d, "T.copy")
+            return
         b.emit(f"tile.copy {s.buffer.value.name} -> {d.buffer.value.name} : "
                f"{s.buffer.type_text()}, {d.buffer.type_text()}", result=False)
         return
     tile, glob = (d, s) if s.is_global else (s, d)
     if tile.origin is not None:
-        raise error("regions of shared buffers and fragments are not supported in "
-                    "T.copy; copy whole tiles")
+        _parallel_copy(s, d, "T.copy", pad=pad)
+        return
     tile_shape = tile.buffer.shape
     _check_region_shape(glob, tile_shape)
     name, gtype, offsets, _ = _global_view(glob, len(tile_shape))
@@ -399,19 +540,235 @@ def copy(src, dst, pad=None, coalesced_width=None, disable_tma=False):
     if pad is not None:
         if not s.is_global:
             raise error("pad applies to copies that read global memory")
-        pv = operand(pad)
-        if isinstance(pv, Value):
-            raise error("pad must be a compile-time number")
-        from .values import _float_literal
-        et = s.buffer.dtype
-        lit = _float_literal(float(pv), et) if et.is_float else str(int(pv))
-        attr = f" {{pad = {lit} : {et.ir}}}"
+        attr = f" {{pad = {_pad_literal(pad, s.buffer.dtype)} : {s.buffer.dtype.ir}}}"
     if s.is_global:
         b.emit(f"tile.copy {name}[{offs}] -> {tile.buffer.value.name}{attr} : "
                f"{gtype}, {tile.buffer.type_text()}", result=False)
     else:
         b.emit(f"tile.copy {tile.buffer.value.name} -> {name}[{offs}] : "
                f"{tile.buffer.type_text()}, {gtype}", result=False)
+
+
+def _pad_literal(pad, et):
+    pv = operand(pad)
+    if isinstance(pv, Value):
+        raise error("pad must be a compile-time number")
+    from .values import _float_literal
+    return _float_literal(float(pv), et) if et.is_float else str(int(pv))
+
+
+def _whole(side):
+    """A region of a shared buffer or fragment that covers all of it is
+    the buffer itself."""
+    if side.origin != "region" or side.is_global:
+        return side
+    buf = side.buffer
+    for start, extent, size in zip(side.indices, side.extents, buf.shape):
+        st = operand(start)
+        if isinstance(st, Value) or st != 0 or extent != size:
+            return side
+    side.origin, side.extents = None, None
+    return side
+
+
+def _region_dims(side, what):
+    """(starts, extents) of a copy side; extents None for an indexed
+    (dropped) dim, "?" for a dynamic one; an element origin's extents are
+    None (taken from the other side)."""
+    buf = side.buffer
+    if side.origin is None:
+        return [0] * buf.ndim, list(buf.shape)
+    if side.origin == "region":
+        return list(side.indices), list(side.extents)
+    return list(side.indices), None
+
+
+class _If:
+    """``with _If(cond):`` an scf.if around what the body emits (cond a
+    run-time i1; a compile-time True emits nothing)."""
+
+    def __init__(self, cond):
+        self.cond = cond
+
+    def __enter__(self):
+        b = current_builder()
+        if self.cond is True:
+            self.region = None
+            return self
+        c = convert(self.cond, dt.bool_)
+        _, op = b.emit(f"scf.if {c.name}", result=False)
+        self.region = b.open_region("if", op)
+        return self
+
+    def __exit__(self, exc_type, *rest):
+        if self.region is not None:
+            current_builder().leave_region(self.region, exc_type is not None)
+        return False
+
+
+def _and(a, b):
+    if a is True:
+        return b
+    if b is True:
+        return a
+    return binary("and", a, b)
+
+
+def _parallel_copy(s, d, what, pad=None, combine=None):
+    """Copies (or, with `combine` "add"/"max"/"min", atomically combines)
+    a region element by element in a T.Parallel. A fragment side must be
+    the whole fragment (each thread touches the elements of its own loop
+    indices), so the loop then runs over the fragment's shape and masks
+    the rows and columns beyond the region."""
+    sides = {"src": s, "dst": d}
+    dims = {k: _region_dims(v, what) for k, v in sides.items()}
+    tile = None
+    for k in ("src", "dst"):
+        starts, extents = dims[k]
+        if extents is not None:
+            kept = [e for e in extents if e is not None]
+            if any(e == "?" for e in kept):
+                raise error(f"{what}: the region of '{sides[k].buffer.name}' needs a "
+                            "static shape")
+            if tile is None:
+                tile = kept
+            elif kept != tile:
+                raise error(f"{what}: the regions have shapes {tile} and {kept}")
+    if tile is None:
+        raise error(f"{what}: both sides are element origins; give one a region")
+    for k in ("src", "dst"):
+        starts, extents = dims[k]
+        if extents is None:  # an element origin: leading dims indexed
+            nbuf = sides[k].buffer.ndim
+            if nbuf < len(tile):
+                raise error(f"{what}: '{sides[k].buffer.name}' has {nbuf} dimensions, "
+                            f"the tile {len(tile)}")
+            dims[k] = (starts, [None] * (nbuf - len(tile)) + list(tile))
+    loop = list(tile)
+    for k in ("src", "dst"):
+        side = sides[k]
+        if side.buffer.kind != "fragment":
+            continue
+        starts, extents = dims[k]
+        for axis, (st, e) in enumerate(zip(starts, extents)):
+            stv = operand(st)
+            if e is None or isinstance(stv, Value) or stv != 0:
+                raise error(
+                    f"{what}: fragment '{side.buffer.name or ''}' is indexed at "
+                    f"{_show(st)} in dim {axis}; a fragment's elements are accessed "
+                    "at the T.Parallel loop's own indices, so a region of a fragment "
+                    "must start at 0 in every dim (the tile dialect has no access to "
+                    "a fragment element at another index yet)")
+        full = list(side.buffer.shape)
+        if any(f < t for f, t in zip(full, tile)):
+            raise error(f"{what}: the region is larger than fragment "
+                        f"'{side.buffer.name or ''}'")
+        if loop != list(tile) and loop != full:
+            raise error(f"{what}: both fragments must have the same shape")
+        loop = full
+    for ivs in Parallel(*loop):
+        ivs = ivs if isinstance(ivs, tuple) else (ivs,)
+        mask = True
+        for axis, (iv, e, n) in enumerate(zip(ivs, tile, loop)):
+            if e < n:
+                mask = _and(mask, binary("lt", iv, e))
+        with _If(mask):
+            idx = {}
+            for k in ("src", "dst"):
+                starts, extents = dims[k]
+                out, it = [], iter(ivs)
+                for st, e in zip(starts, extents):
+                    out.append(st if e is None else binary("add", st, next(it)))
+                idx[k] = out
+            src_ref = ElementRef(s.buffer, idx["src"])
+            if pad is not None and s.is_global:
+                v = _load_padded(src_ref, pad)
+            else:
+                v = src_ref.load()
+            dst_ref = ElementRef(d.buffer, idx["dst"])
+            if combine is None:
+                dst_ref.store(v)
+            else:
+                from .atomic import _element
+                inside = True
+                if d.is_global:
+                    for i, size in zip(idx["dst"], d.buffer.shape):
+                        inside = _and(inside, binary("lt", i, size))
+                with _If(inside):
+                    _element(combine, dst_ref, v, what)
+
+
+def _load_padded(ref, pad):
+    """A global element read whose out-of-tensor value is `pad`."""
+    b = current_builder()
+    buf = ref.buffer
+    idx = ", ".join(index_operands(ref.indices))
+    lit = _pad_literal(pad, buf.dtype)
+    v, _ = b.emit(f"{{result}} = tile.load {buf.value.name}[{idx}] {{pad = {lit} : "
+                  f"{buf.dtype.ir}}} : {buf.type_text()}", buf.dtype)
+    return v
+
+
+def _show(x):
+    v = operand(x)
+    return "a run-time value" if isinstance(v, Value) else str(v)
+
+
+def im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad,
+           eviction_policy=None, annotations=None):
+    """``T.im2col(img, col, by, k, kernel, stride, dilation, pad)``: the
+    block's im2col tile of a 2-d convolution. `img` is an NHWC tensor,
+    `col` a (pixels x channels) shared buffer or fragment; element
+    ``[i, j]`` is the input under output pixel ``by * pixels + i`` (n, oh,
+    ow) at filter position ``k * channels + j`` (kh, kw, c, c fastest),
+    0 in the padding. TileLang's TMA im2col, as a T.Parallel here."""
+    _block_level("T.im2col")
+    src = as_buffer(img, "T.im2col's image")
+    dst = as_buffer(col, "T.im2col's column buffer")
+    if src.kind != "global" or src.ndim != 4:
+        raise error("T.im2col's image must be a 4-d (N, H, W, C) global tensor")
+    if dst.kind not in ("shared", "fragment") or dst.ndim != 2:
+        raise error("T.im2col's column buffer must be a 2-d shared buffer or fragment")
+    k = static_int(kernel, "T.im2col's kernel size")
+    st = static_int(stride, "T.im2col's stride")
+    dil = static_int(dilation, "T.im2col's dilation")
+    p = static_int(pad, "T.im2col's padding")
+    _, H, W, C = src.shape
+    oh_n = binary("add", binary("floordiv", binary("sub", binary("add", H, 2 * p),
+                                                       dil * (k - 1) + 1), st), 1)
+    ow_n = binary("add", binary("floordiv", binary("sub", binary("add", W, 2 * p),
+                                                       dil * (k - 1) + 1), st), 1)
+    rows, cols = dst.shape
+    for i, j in Parallel(rows, cols):
+        m = binary("add", binary("mul", nhw_step, rows), i)
+        kk = binary("add", binary("mul", c_step, cols), j)
+        ow = binary("mod", m, ow_n)
+        oh = binary("mod", binary("floordiv", m, ow_n), oh_n)
+        n = binary("floordiv", m, binary("mul", ow_n, oh_n))
+        c = binary("mod", kk, C)
+        kw = binary("mod", binary("floordiv", kk, C), k)
+        kh = binary("floordiv", kk, binary("mul", C, k))
+        h = binary("add", binary("sub", binary("mul", oh, st), p), binary("mul", kh, dil))
+        w = binary("add", binary("sub", binary("mul", ow, st), p), binary("mul", kw, dil))
+        inside = binary("and", binary("and", binary("ge", h, 0), binary("lt", h, H)),
+                        binary("and", binary("ge", w, 0), binary("lt", w, W)))
+        v = ElementRef(src, (n, h, w, c)).load()
+        ElementRef(dst, (i, j)).store(select(inside, v, constant(0, src.dtype)))
+
+
+def reshape(src, shape):
+    """``T.reshape(A, shape)``: a global tensor seen with another shape
+    (T.Tensor(shape, A.dtype, A.data))."""
+    from .frontend import view as _view
+    buf = as_buffer(src, "T.reshape's source")
+    return _view(shape, buf.dtype, buf)
+
+
+def view(src, shape=None, dtype=None):
+    """``T.view(A, shape, dtype)``: as T.reshape (the element type must stay)."""
+    from .frontend import view as _view
+    buf = as_buffer(src, "T.view's source")
+    return _view(buf.shape if shape is None else shape, dtype or buf.dtype, buf)
 
 
 def _copy_global_to_global(s, d, pad):
@@ -444,14 +801,31 @@ def _as_arg(side):
 
 
 class GemmWarpPolicy(enum.Enum):
-    """How the block's warps divide a gemm's C tile."""
+    """How the block's warps divide a gemm's C tile (TileLang's values 0, 1,
+    2 name them too)."""
     Square = "square"
     FullRow = "full_row"
     FullCol = "full_col"
 
+    @classmethod
+    def _missing_(cls, value):
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 3:
+            return (cls.Square, cls.FullRow, cls.FullCol)[value]
+        return None
+
+    def is_square(self):
+        return self is GemmWarpPolicy.Square
+
+    def is_full_row(self):
+        return self is GemmWarpPolicy.FullRow
+
+    def is_full_col(self):
+        return self is GemmWarpPolicy.FullCol
+
 
 def gemm(A, B, C, transpose_A=False, transpose_B=False,
-         policy=GemmWarpPolicy.Square, clear_accum=False, k_pack=1, wg_wait=0):
+         policy=GemmWarpPolicy.Square, clear_accum=False, k_pack=1, wg_wait=0,
+         mbar=None):
     """T.gemm: C += op(A) x op(B) on tiles (A, B shared or fragments, C a
     fragment)."""
     b = _block_level("T.gemm")
@@ -464,7 +838,7 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False,
                         f"got a {x.kind} buffer")
     if c.kind != "fragment":
         raise error(f"T.gemm's C must be a fragment, got a {c.kind} buffer")
-    if isinstance(policy, str):
+    if isinstance(policy, (str, int)) and not isinstance(policy, GemmWarpPolicy):
         try:
             policy = GemmWarpPolicy(policy)
         except ValueError:
@@ -485,17 +859,46 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False,
 
 
 def fill(buffer, value, _what="T.fill"):
-    """T.fill(buffer, value): writes `value` into every element."""
+    """T.fill(buffer, value): writes `value` into every element (of a
+    buffer, a region of one, or a T.alloc_var variable)."""
+    if isinstance(buffer, Var):
+        buffer.store(value)
+        return
     b = _block_level(_what)
-    buf = as_buffer(buffer, f"{_what}'s buffer")
-    if buf.kind not in ("shared", "fragment"):
-        if buf.kind == "local":
-            for i in range(buf.shape[0]) if buf.ndim == 1 else ():
-                ElementRef(buf, (i,)).store(value)
+    if isinstance(buffer, BufferRegion):
+        side = _whole(_Side(buffer, "the buffer"))
+        if side.origin is not None:
+            _fill_region(side, value, _what)
             return
-        raise error(f"{_what} writes shared buffers and fragments")
+        buffer = side.buffer
+    buf = as_buffer(buffer, f"{_what}'s buffer")
+    if buf.kind == "local":
+        import itertools
+        for idx in itertools.product(*[range(n) for n in buf.shape]):
+            ElementRef(buf, idx).store(value)
+        return
+    if buf.kind not in ("shared", "fragment"):
+        raise error(f"{_what} writes shared buffers, fragments and local variables; "
+                    f"for a global tensor, fill a region of it (A[i0:i1, j0:j1])")
     v = convert(value, buf.dtype)
     b.emit(f"tile.fill {buf.value.name}, {v.name} : {buf.type_text()}", result=False)
+
+
+def _fill_region(side, value, what):
+    starts, extents = _region_dims(side, what)
+    kept = [e for e in extents if e is not None]
+    if any(e == "?" for e in kept):
+        raise error(f"{what}: the region of '{side.buffer.name}' needs a static shape")
+    if side.buffer.kind == "fragment":
+        raise error(f"{what} of a part of fragment '{side.buffer.name or ''}': a "
+                    "fragment's elements are written at the T.Parallel loop's own "
+                    "indices; fill the whole fragment or use a T.Parallel with a mask")
+    for ivs in Parallel(*kept):
+        ivs = ivs if isinstance(ivs, tuple) else (ivs,)
+        it = iter(ivs)
+        idx = [st if e is None else binary("add", st, next(it))
+               for st, e in zip(starts, extents)]
+        ElementRef(side.buffer, idx).store(value)
 
 
 def clear(buffer):
@@ -565,37 +968,6 @@ def cumsum(src, dst=None, dim=0, reverse=False):
            f"{s.type_text()}, {t.type_text()}", result=False)
 
 
-def atomic_add(dst, value, memory_order=None):
-    """T.atomic_add(dst, value): adds a tile into global memory (dst a region
-    or origin, value a tile), or one value into one element."""
-    b = current_builder("T.atomic_add")
-    if isinstance(value, Buffer):
-        _block_level("T.atomic_add of a tile")
-        src = _tile_operand(value, "T.atomic_add's value")
-        side = _Side(dst, "the destination")
-        if not side.is_global:
-            raise error("T.atomic_add adds into global memory")
-        _check_region_shape(side, src.shape)
-        name, gtype, offsets, _ = _global_view(side, src.ndim)
-        b.emit(f"tile.atomic_add {src.value.name} -> {name}[{_offsets_text(offsets)}] : "
-               f"{src.type_text()}, {gtype}", result=False)
-        return
-    if not isinstance(dst, ElementRef):
-        raise error("T.atomic_add of a value adds into one element: dst must be "
-                    "buffer[indices]")
-    buf = dst.buffer
-    if buf.kind == "fragment":
-        raise error("atomics on fragment elements make no sense; fragments are "
-                    "per-thread")
-    if b.innermost("kernel") is None:
-        raise error("T.atomic_add must be inside a T.Kernel")
-    v = convert(value, buf.dtype)
-    kind = "addf" if buf.dtype.is_float else "addi"
-    idx = ", ".join(index_operands(dst.indices))
-    b.emit(f"{{result}} = memref.atomic_rmw {kind} {v.name}, {buf.value.name}[{idx}] : "
-           f"({buf.dtype.ir}, {buf.type_text()}) -> {buf.dtype.ir}", buf.dtype)
-
-
 # ---------------------------------------------------------------------------
 # Loops
 # ---------------------------------------------------------------------------
@@ -630,7 +1002,8 @@ class Parallel(_Loop):
     """``for i, j in T.Parallel(M, N):`` an elementwise body over a tile's
     index space; the compiler spreads iterations over the block's threads."""
 
-    def __init__(self, *extents, coalesced_width=None):
+    def __init__(self, *extents, coalesced_width=None, loop_layout=None,
+                 prefer_async=None, annotations=None):
         if not extents:
             raise error("T.Parallel needs at least one extent")
         self.extents = [static_int(e, "T.Parallel's extents") for e in extents]
@@ -664,7 +1037,7 @@ class Pipelined(_Loop):
     shared memory run ahead of the compute that reads them."""
 
     def __init__(self, start, stop=None, num_stages=0, order=None, stage=None,
-                 sync=None, group=None):
+                 sync=None, group=None, annotations=None):
         self.start, self.stop, _ = _range_args(start, stop, 1)
         self.num_stages = static_int(num_stages, "num_stages")
         if self.num_stages < 0:
@@ -730,6 +1103,60 @@ def unroll(start, stop=None, step=1, explicit=False):
 
 
 vectorized = serial
+Serial = serial
+Vectorized = serial
+Unroll = unroll
+
+
+class Persistent(_Loop):
+    """``for bx, by in T.Persistent([M_tiles, N_tiles], wave_size, index):``
+    TileLang's persistent loop: block `index` of `wave_size` blocks visits
+    the tiles index, index + wave_size, ... of the domain, walked in groups
+    of `group_size` along its last dim (L2 reuse); each iteration's body
+    sees the tile's coordinates. A loop over waves with the body under a
+    bound check."""
+
+    def __init__(self, domain, wave_size, index, group_size=8):
+        if not isinstance(domain, (list, tuple)) or not domain:
+            raise error("T.Persistent's domain is a list of tile counts")
+        self.domain = list(domain)
+        self.wave_size = wave_size
+        self.index = index
+        self.group_size = group_size
+
+    def __iter__(self):
+        b = current_builder("T.Persistent")
+        if b.innermost("kernel") is None:
+            raise error("T.Persistent must be inside a T.Kernel")
+        dom = [operand(d) for d in self.domain]
+        last = dom[-1]
+        group = max(1, min(static_int(self.group_size, "group_size"), last)) \
+            if not isinstance(last, Value) else binary("max", 1, binary(
+                "min", self.group_size, last))
+        grouped = [ceildiv(last, group)] + dom[:-1] + [group]
+        padded = 1
+        for g in grouped:
+            padded = binary("mul", padded, g)
+        waves = ceildiv(padded, self.wave_size)
+        loop = serial(waves)
+        outer = loop._open()
+        for_region = outer.current
+        w = for_region.args[0]
+        try:
+            rem = binary("add", binary("mul", w, self.wave_size), self.index)
+            idxs = [None] * len(grouped)
+            for i in range(len(grouped) - 1, 0, -1):
+                idxs[i] = binary("mod", rem, grouped[i])
+                rem = binary("floordiv", rem, grouped[i])
+            idxs[0] = rem
+            last_coord = binary("add", binary("mul", idxs[0], group), idxs[-1])
+            coords = [idxs[i + 1] for i in range(len(dom) - 1)] + [last_coord]
+            with _If(binary("lt", last_coord, last)):
+                yield coords[0] if len(coords) == 1 else tuple(coords)
+        finally:
+            b.leave_region(for_region, b.current is not for_region)
+
+
 
 
 def kernel_range(*args):
@@ -750,6 +1177,9 @@ def kernel_range(*args):
 
 def ceildiv(a, b):
     """T.ceildiv(a, b) = (a + b - 1) // b for non-negative integers."""
+    r = lazy("ceildiv", a, b)
+    if r is not None:
+        return r
     x, y = operand(a), operand(b)
     if not isinstance(x, Value) and not isinstance(y, Value):
         return -(-int(x) // int(y))
@@ -757,11 +1187,16 @@ def ceildiv(a, b):
 
 
 def max(a, b):  # noqa: A001 - TileLang's name
-    return binary("max", a, b)
+    r = lazy("max", a, b)
+    return r if r is not None else binary("max", a, b)
 
 
 def min(a, b):  # noqa: A001 - TileLang's name
-    return binary("min", a, b)
+    r = lazy("min", a, b)
+    return r if r is not None else binary("min", a, b)
+
+
+cdiv = ceildiv
 
 
 def _math(name):

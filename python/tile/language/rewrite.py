@@ -548,3 +548,69 @@ def _is_place(x):
 
 
 _runtime = _Runtime()
+
+
+# ---------------------------------------------------------------------------
+# What a function's body declares (for @tile.jit's modes and arguments)
+# ---------------------------------------------------------------------------
+
+
+class BodyInfo:
+    """What the body of a @tile.jit function shows without running it:
+    `annotated`, the names annotated without a value (``A: T.Tensor(...)``:
+    tensor parameters an eager body declares); `prim_func`, whether it
+    defines a T.prim_func (the lazy style); `kernel`, whether it launches a
+    T.Kernel itself (the eager style)."""
+
+    def __init__(self):
+        self.annotated = set()
+        self.prim_func = False
+        self.kernel = False
+
+
+def _attr_name(node):
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+_body_infos = {}
+
+
+def body_info(func) -> BodyInfo:
+    code = func.__code__
+    info = _body_infos.get(code)
+    if info is not None:
+        return info
+    info = BodyInfo()
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        _body_infos[code] = info
+        return info
+    fdef = tree.body[0] if tree.body else None
+    if isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        todo = list(fdef.body)
+        while todo:
+            node = todo.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if any(_attr_name(d) == "prim_func" for d in node.decorator_list):
+                    info.prim_func = True
+                continue
+            if isinstance(node, (ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(node, ast.AnnAssign) and node.value is None and \
+                    isinstance(node.target, ast.Name):
+                info.annotated.add(node.target.id)
+            if isinstance(node, ast.With):
+                for item in node.items:
+                    if _attr_name(item.context_expr) == "Kernel":
+                        info.kernel = True
+            todo.extend(ast.iter_child_nodes(node))
+    _body_infos[code] = info
+    return info

@@ -23,6 +23,87 @@ class Deferred:
         raise NotImplementedError
 
 
+class Symbolic(Deferred):
+    """A compile-time integer that may not be known yet while tracing: a
+    T.const symbol before the annotation that binds it, or an expression of
+    such symbols (``K // split_k``). Arithmetic between symbols and Python
+    numbers stays symbolic; any other use needs the value."""
+
+    def resolved(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def unbound(self):
+        """The names of the symbols not bound yet."""
+        raise NotImplementedError  # pragma: no cover
+
+
+class SymExpr(Symbolic):
+    """An arithmetic expression of T.const symbols, evaluated when used."""
+
+    def __init__(self, op, args):
+        self.op = op
+        self.args = tuple(args)
+
+    def resolved(self):
+        return all(a.resolved() for a in self.args if isinstance(a, Symbolic))
+
+    def unbound(self):
+        out = []
+        for a in self.args:
+            if isinstance(a, Symbolic):
+                out += [n for n in a.unbound() if n not in out]
+        return out
+
+    def _value(self):
+        vals = []
+        for a in self.args:
+            if isinstance(a, Symbolic) and not a.resolved():
+                name = a.unbound()[0]
+                raise error(f"T.const '{name}' is used before an annotation binds it "
+                            f"(in {self!r})")
+            vals.append(operand(a))
+        return _SYM_OPS[self.op](*vals)
+
+    def __index__(self):
+        return int(self._value())
+
+    __int__ = __index__
+
+    def __bool__(self):
+        return bool(self._value())
+
+    def __eq__(self, other):
+        return self._value() == operand(other)
+
+    def __ne__(self, other):
+        return self._value() != operand(other)
+
+    def __hash__(self):
+        return hash(self._value())
+
+    def __repr__(self):
+        if self.op in _SYM_INFIX:
+            a, b = self.args
+            return f"({a!r} {_SYM_INFIX[self.op]} {b!r})"
+        return f"{self.op}({', '.join(repr(a) for a in self.args)})"
+
+
+_SYM_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//",
+              "mod": "%", "pow": "**", "and": "&", "or": "|", "xor": "^",
+              "shl": "<<", "shr": ">>"}
+
+
+def lazy(op, *args):
+    """A SymExpr when some argument is an unbound symbol and all are
+    compile-time (numbers or symbols); None when the operation can be done
+    now."""
+    if not any(isinstance(a, Symbolic) and not a.resolved() for a in args):
+        return None
+    if all(isinstance(a, (Symbolic, int, float)) for a in args):
+        return SymExpr(op, args)
+    return None
+
+
 def operand(x):
     """A Value, a Python number or bool, from anything a kernel computes with."""
     while isinstance(x, Deferred):
@@ -205,6 +286,10 @@ _PY_OPS = {
     "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y,
     "eq": lambda x, y: x == y, "ne": lambda x, y: x != y,
 }
+_SYM_OPS = dict(_PY_OPS, pow=lambda x, y: x ** y,
+                ceildiv=lambda x, y: -(-int(x) // int(y)),
+                neg=lambda x: -x)
+
 _INT_OPS = {
     "add": "addi", "sub": "subi", "mul": "muli", "div": "divsi",
     "floordiv": "floordivsi", "mod": "remsi", "and": "andi", "or": "ori",
@@ -316,7 +401,8 @@ def unary_math(fn: str, x, float_only=True):
                 "rsqrt": lambda v: 1 / math.sqrt(v), "sin": math.sin,
                 "cos": math.cos, "tanh": math.tanh, "floor": math.floor,
                 "ceil": math.ceil, "abs": abs, "tan": math.tan,
-                "erf": math.erf}[fn]
+                "erf": math.erf, "trunc": math.trunc, "roundeven": round,
+                "round": lambda v: math.copysign(math.floor(abs(v) + 0.5), v)}[fn]
         return pyfn(x)
     t = x.dtype
     if fn == "abs":
@@ -391,6 +477,42 @@ def _define_operators(cls, load):
 
 _define_operators(Value, lambda v: v)
 _define_operators(Deferred, lambda v: v._value())
+
+
+def _define_symbolic_operators(cls):
+    """Arithmetic on symbols stays symbolic until they are bound."""
+
+    def make(op, reflected=False):
+        def fn(self, other):
+            a, b = (other, self) if reflected else (self, other)
+            r = lazy(op, a, b)
+            if r is not None:
+                return r
+            if op == "pow":
+                x, y = operand(a), operand(b)
+                if isinstance(x, Value) or isinstance(y, Value):
+                    raise error("** needs compile-time operands; use T.pow")
+                return x ** y
+            return binary(op, a, b)
+        return fn
+
+    for op, name in [("add", "add"), ("sub", "sub"), ("mul", "mul"),
+                     ("div", "truediv"), ("floordiv", "floordiv"),
+                     ("mod", "mod"), ("and", "and"), ("or", "or"),
+                     ("xor", "xor"), ("shl", "lshift"), ("shr", "rshift"),
+                     ("pow", "pow")]:
+        setattr(cls, f"__{name}__", make(op))
+        setattr(cls, f"__r{name}__", make(op, True))
+
+    def neg(self):
+        r = lazy("neg", self)
+        return r if r is not None else negate(self._value())
+
+    cls.__neg__ = neg
+    cls.__pos__ = lambda self: self
+
+
+_define_symbolic_operators(Symbolic)
 
 
 def _value_eq(self, other):

@@ -1,0 +1,157 @@
+"""Atomics: T.atomic_add / atomic_max / atomic_min of one value into one
+element (``memref.atomic_rmw``) or of a tile into a region of a global
+tensor (``tile.atomic_add``, or a T.Parallel of element atomics), and the
+vectorized T.atomic_addx2 / atomic_addx4."""
+
+from __future__ import annotations
+
+from .builder import current_builder, error
+from .buffers import Buffer, BufferRegion, ElementRef, index_operands
+from .values import binary, convert
+
+# TileLang's memory orders. tile's atomics promise atomicity only (on the
+# GPU they are relaxed); the orders that also order other memory accesses
+# need an ordering attribute the dialect does not have yet.
+MEMORY_ORDERS = ("relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst")
+
+
+def _check_order(memory_order, what):
+    if memory_order is None:
+        return
+    if memory_order not in MEMORY_ORDERS:
+        raise error(f"{what}: unknown memory_order {memory_order!r} (one of "
+                    f"{', '.join(MEMORY_ORDERS)})")
+    if memory_order != "relaxed":
+        raise error(f"{what}: memory_order={memory_order!r} is not supported: tile's "
+                    "atomics are relaxed (atomic, but not ordered with other memory "
+                    "accesses); use memory_order='relaxed' or None")
+
+
+def _rmw_kind(op, d, what):
+    if op == "add":
+        return "addf" if d.is_float else "addi"
+    if d.is_float:
+        return {"max": "maxnumf", "min": "minnumf"}[op]
+    unsigned = d.kind in ("uint", "bool")
+    return {"max": "maxu" if unsigned else "maxs",
+            "min": "minu" if unsigned else "mins"}[op]
+
+
+def _element(op, ref, value, what):
+    """One atomic read-modify-write of ``ref`` (an element); returns the
+    previous value."""
+    b = current_builder(what)
+    buf = ref.buffer
+    if buf.kind == "fragment":
+        raise error(f"{what} on a fragment element: fragments are per-thread "
+                    "registers; atomics update global or shared memory")
+    if buf.kind == "local":
+        raise error(f"{what} on a local variable: it is private to its thread; "
+                    "assign to it instead")
+    if b.innermost("kernel") is None:
+        raise error(f"{what} must be inside a T.Kernel")
+    buf._check_visible()
+    v = convert(value, buf.dtype)
+    idx = ", ".join(index_operands(ref.indices))
+    kind = _rmw_kind(op, buf.dtype, what)
+    prev, _ = b.emit(f"{{result}} = memref.atomic_rmw {kind} {v.name}, {buf.value.name}"
+                     f"[{idx}] : ({buf.dtype.ir}, {buf.type_text()}) -> {buf.dtype.ir}",
+                     buf.dtype)
+    return prev
+
+
+def _tile_source(value, what):
+    """A tile operand (shared buffer or fragment, whole or a region) as
+    (buffer, starts, extents) or None when `value` is a scalar."""
+    if isinstance(value, Buffer):
+        if value.kind not in ("shared", "fragment"):
+            raise error(f"{what}: the value must be a tile (shared buffer or fragment) "
+                        f"or a scalar, got a {value.kind} buffer")
+        return value
+    if isinstance(value, BufferRegion):
+        return value
+    return None
+
+
+def _tile_atomic(op, dst, value, what):
+    """A tile added (max-ed, min-ed) into a region of a global tensor."""
+    from .ops import _Side, _check_region_shape, _global_view, _offsets_text, \
+        _parallel_copy, _block_level
+    b = _block_level(what)
+    side = _Side(dst, "the destination")
+    if not side.is_global:
+        raise error(f"{what} of a tile adds into global memory")
+    if op == "add" and isinstance(value, Buffer):
+        _check_region_shape(side, value.shape)
+        name, gtype, offsets, _ = _global_view(side, value.ndim)
+        b.emit(f"tile.atomic_add {value.value.name} -> {name}[{_offsets_text(offsets)}] : "
+               f"{value.type_text()}, {gtype}", result=False)
+        return
+    # Element atomics in a T.Parallel over the tile.
+    src = _Side(value, "the value")
+    _parallel_copy(src, side, what, combine=op)
+
+
+def atomic_add(dst, value, memory_order=None, return_prev=False, use_tma=False):
+    """``T.atomic_add(dst, value)``: ``dst[...] += value`` atomically. `dst`
+    an element and `value` a scalar (returns the previous value with
+    ``return_prev=True``), or `dst` a region / element origin of a global
+    tensor and `value` a tile."""
+    _check_order(memory_order, "T.atomic_add")
+    return _atomic("add", dst, value, return_prev, "T.atomic_add")
+
+
+def atomic_max(dst, value, memory_order=None, return_prev=False):
+    """``T.atomic_max(dst, value)``: ``dst = max(dst, value)`` atomically."""
+    _check_order(memory_order, "T.atomic_max")
+    return _atomic("max", dst, value, return_prev, "T.atomic_max")
+
+
+def atomic_min(dst, value, memory_order=None, return_prev=False):
+    """``T.atomic_min(dst, value)``: ``dst = min(dst, value)`` atomically."""
+    _check_order(memory_order, "T.atomic_min")
+    return _atomic("min", dst, value, return_prev, "T.atomic_min")
+
+
+def _atomic(op, dst, value, return_prev, what):
+    current_builder(what)
+    tile_value = _tile_source(value, what)
+    if tile_value is not None:
+        if return_prev:
+            raise error(f"{what} of a tile cannot return the previous values "
+                        "(return_prev is for one element)")
+        _tile_atomic(op, dst, tile_value, what)
+        return None
+    if not isinstance(dst, ElementRef):
+        raise error(f"{what} of a value updates one element: dst must be "
+                    "buffer[indices]")
+    prev = _element(op, dst, value, what)
+    return prev if return_prev else None
+
+
+def _vector(dst, value, lanes, return_prev, what):
+    if not isinstance(dst, ElementRef) or not isinstance(value, ElementRef):
+        raise error(f"{what}(dst, value) takes two elements, buffer[i, j]: the "
+                    f"{lanes} consecutive elements from there are added")
+    if value.buffer.kind == "fragment":
+        raise error(f"{what} reads {lanes} consecutive elements of its value, which a "
+                    "fragment does not allow (a thread reads the elements of its own "
+                    "T.Parallel indices); use T.atomic_add per element")
+    prevs = []
+    for k in range(lanes):
+        d_idx = tuple(dst.indices[:-1]) + (binary("add", dst.indices[-1], k),)
+        v_idx = tuple(value.indices[:-1]) + (binary("add", value.indices[-1], k),)
+        prevs.append(_element("add", ElementRef(dst.buffer, d_idx),
+                              ElementRef(value.buffer, v_idx), what))
+    return tuple(prevs) if return_prev else None
+
+
+def atomic_addx2(dst, value, return_prev=False):
+    """``T.atomic_addx2(dst[i, j], src[i, j])``: adds ``src[i, j:j+2]`` into
+    ``dst[i, j:j+2]`` (each element atomically)."""
+    return _vector(dst, value, 2, return_prev, "T.atomic_addx2")
+
+
+def atomic_addx4(dst, value, return_prev=False):
+    """``T.atomic_addx4``: as atomic_addx2, four elements."""
+    return _vector(dst, value, 4, return_prev, "T.atomic_addx4")
