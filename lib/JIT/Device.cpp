@@ -6,12 +6,8 @@
 
 #include "tile/JIT/Device.h"
 
-#ifdef TILE_HAS_CUDA_RUNTIME
 #include "tile/Runtime/CudaRuntime.h"
-#endif
-#ifdef TILE_HAS_ROCM_RUNTIME
 #include "tile/Runtime/RocmRuntime.h"
-#endif
 #include "tile/Runtime/Runtime.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -228,21 +224,9 @@ private:
 runtime::Runtime *getRuntime(Target target, std::string *why) {
   switch (target) {
   case Target::CUDA:
-#ifdef TILE_HAS_CUDA_RUNTIME
     return &runtime::getCudaRuntime();
-#else
-    if (why)
-      *why = "this build has no CUDA runtime (cuda.h was not found)";
-    return nullptr;
-#endif
   case Target::ROCm:
-#ifdef TILE_HAS_ROCM_RUNTIME
     return &runtime::getRocmRuntime();
-#else
-    if (why)
-      *why = "this build has no ROCm runtime (HIP's headers were not found)";
-    return nullptr;
-#endif
   case Target::CPU:
     break;
   }

@@ -14,12 +14,8 @@
 #include "tile/InitTile.h"
 #include "tile/JIT/Device.h"
 #include "tile/JIT/Kernel.h"
-#ifdef TILE_HAS_CUDA_RUNTIME
 #include "tile/Runtime/CudaRuntime.h"
-#endif
-#ifdef TILE_HAS_ROCM_RUNTIME
 #include "tile/Runtime/RocmRuntime.h"
-#endif
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -276,16 +272,8 @@ void expectGpuDeviceFromRuntime(Target target, const char *name,
 }
 
 TEST(Devices, GpuDevicesUseTheBuildsRuntimes) {
-#ifdef TILE_HAS_CUDA_RUNTIME
   expectGpuDeviceFromRuntime(Target::CUDA, "cuda", &runtime::getCudaRuntime());
-#else
-  expectGpuDeviceFromRuntime(Target::CUDA, "cuda", nullptr);
-#endif
-#ifdef TILE_HAS_ROCM_RUNTIME
   expectGpuDeviceFromRuntime(Target::ROCm, "rocm", &runtime::getRocmRuntime());
-#else
-  expectGpuDeviceFromRuntime(Target::ROCm, "rocm", nullptr);
-#endif
 }
 
 /// y[i] = a * x[i * stride] + y[i] for i < n, through memrefs with dynamic

@@ -17,12 +17,8 @@
 
 #include "../../lib/Runtime/GpuRuntime.h"
 
-#ifdef TILE_HAS_CUDA_RUNTIME
 #include "tile/Runtime/CudaRuntime.h"
-#endif
-#ifdef TILE_HAS_ROCM_RUNTIME
 #include "tile/Runtime/RocmRuntime.h"
-#endif
 
 #include "gtest/gtest.h"
 
@@ -648,7 +644,6 @@ void checkRealRuntime(Runtime &runtime, const char *launchCall,
   EXPECT_TRUE(runtime.synchronize(&error)) << error;
 }
 
-#ifdef TILE_HAS_CUDA_RUNTIME
 TEST(CudaRuntime, FailsWithAReasonOrRunsOnItsDevice) {
   Runtime &runtime = getCudaRuntime();
   EXPECT_STREQ(runtime.getName(), "cuda");
@@ -656,9 +651,7 @@ TEST(CudaRuntime, FailsWithAReasonOrRunsOnItsDevice) {
   if (runtime.initialize())
     EXPECT_EQ(runtime.getDeviceInfo().chip.rfind("sm_", 0), 0u);
 }
-#endif
 
-#ifdef TILE_HAS_ROCM_RUNTIME
 TEST(RocmRuntime, FailsWithAReasonOrRunsOnItsDevice) {
   Runtime &runtime = getRocmRuntime();
   EXPECT_STREQ(runtime.getName(), "rocm");
@@ -666,6 +659,5 @@ TEST(RocmRuntime, FailsWithAReasonOrRunsOnItsDevice) {
   if (runtime.initialize())
     EXPECT_EQ(runtime.getDeviceInfo().chip.rfind("gfx", 0), 0u);
 }
-#endif
 
 } // namespace

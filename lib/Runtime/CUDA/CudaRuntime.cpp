@@ -13,59 +13,25 @@
 
 #include "../GpuRuntime.h"
 
-#include <cuda.h>
+#include "CudaDriver.h"
+
 #include <dlfcn.h>
 
 using namespace mlir::tile::runtime;
+using namespace mlir::tile::runtime::cuda;
 
-#define TILE_STRINGIFY_(x) #x
-#define TILE_STRINGIFY(x) TILE_STRINGIFY_(x)
-
-// A call and the name it is reported under (the unversioned one: cuda.h
-// maps cuMemAlloc to cuMemAlloc_v2 in the call, not in the name).
+// A call and the name it is reported under (the unversioned one, not the
+// symbol: cuMemAlloc, not cuMemAlloc_v2).
 #define TILE_CALL(function, ...)                                               \
   Call { driver.function(__VA_ARGS__), #function }
 
 namespace {
 
-/// libcuda's entry points. The versioned names (cuMemAlloc ->
-/// cuMemAlloc_v2) come from cuda.h's macros.
+/// libcuda's entry points (CudaDriver.h).
 struct Driver {
-#define TILE_CUDA_FUNCTIONS(X)                                                 \
-  X(cuInit)                                                                    \
-  X(cuDeviceGet)                                                               \
-  X(cuDeviceGetCount)                                                          \
-  X(cuDeviceGetAttribute)                                                      \
-  X(cuDeviceGetName)                                                           \
-  X(cuDevicePrimaryCtxRetain)                                                  \
-  X(cuCtxSetCurrent)                                                           \
-  X(cuGetErrorName)                                                            \
-  X(cuGetErrorString)                                                          \
-  X(cuModuleLoadData)                                                          \
-  X(cuModuleLoadDataEx)                                                        \
-  X(cuModuleUnload)                                                            \
-  X(cuModuleGetFunction)                                                       \
-  X(cuFuncSetAttribute)                                                        \
-  X(cuLaunchKernel)                                                            \
-  X(cuLaunchKernelEx)                                                          \
-  X(cuStreamCreate)                                                            \
-  X(cuStreamSynchronize)                                                       \
-  X(cuStreamWaitEvent)                                                         \
-  X(cuEventCreate)                                                             \
-  X(cuEventDestroy)                                                            \
-  X(cuEventRecord)                                                             \
-  X(cuEventSynchronize)                                                        \
-  X(cuEventElapsedTime)                                                        \
-  X(cuMemAlloc)                                                                \
-  X(cuMemFree)                                                                 \
-  X(cuMemcpyAsync)                                                             \
-  X(cuMemsetD32Async)                                                          \
-  X(cuMemsetD16Async)                                                          \
-  X(cuMemHostRegister)                                                         \
-  X(cuMemHostUnregister)                                                       \
-  X(cuTensorMapEncodeTiled)
-#define TILE_DECLARE(name) decltype(&::name) name = nullptr;
-  TILE_CUDA_FUNCTIONS(TILE_DECLARE)
+  template <typename T> using Pointer = T;
+#define TILE_DECLARE(name, symbol, type) Pointer<type> name = nullptr;
+  TILE_CUDA_DRIVER_FUNCTIONS(TILE_DECLARE)
 #undef TILE_DECLARE
 };
 
@@ -80,8 +46,8 @@ struct CudaApi {
   using Stream = CUstream;
   using Event = CUevent;
   using Call = DriverCall<Result>;
-  static constexpr Result kSuccess = CUDA_SUCCESS;
-  static constexpr Result kInvalidHandle = CUDA_ERROR_INVALID_HANDLE;
+  static constexpr Result kSuccess = cuda::kSuccess;
+  static constexpr Result kInvalidHandle = kErrorInvalidHandle;
   static constexpr const char *kName = "CUDA";
   static constexpr const char *kShortName = "cuda";
   static constexpr const char *kLaunchName = "cuLaunchKernel";
@@ -94,14 +60,13 @@ struct CudaApi {
       why = "cannot load libcuda.so.1 (no NVIDIA driver?)";
       return false;
     }
-#define TILE_RESOLVE(name)                                                     \
-  driver.name = reinterpret_cast<decltype(driver.name)>(                       \
-      dlsym(library, TILE_STRINGIFY(name)));                                   \
+#define TILE_RESOLVE(name, symbol, type)                                       \
+  driver.name = reinterpret_cast<type>(dlsym(library, symbol));                \
   if (!driver.name) {                                                          \
-    why = std::string("libcuda.so.1 lacks ") + TILE_STRINGIFY(name);           \
+    why = std::string("libcuda.so.1 lacks ") + symbol;                         \
     return false;                                                              \
   }
-    TILE_CUDA_FUNCTIONS(TILE_RESOLVE)
+    TILE_CUDA_DRIVER_FUNCTIONS(TILE_RESOLVE)
 #undef TILE_RESOLVE
     return true;
   }
@@ -131,14 +96,14 @@ struct CudaApi {
   }
   Call enterThread() { return TILE_CALL(cuCtxSetCurrent, context); }
   Call createStream(Stream &stream) {
-    return TILE_CALL(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+    return TILE_CALL(cuStreamCreate, &stream, kStreamNonBlocking);
   }
 
   Call loadModule(Module &module, const void *data) {
     return TILE_CALL(cuModuleLoadData, &module, data);
   }
   Call loadModuleJIT(Module &module, const void *data, int optLevel) {
-    CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
+    CUjit_option options[] = {kJitOptimizationLevel};
     void *values[] = {
         reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
     return TILE_CALL(cuModuleLoadDataEx, &module, data, 1, options, values);
@@ -150,7 +115,7 @@ struct CudaApi {
   Call setDynamicSharedMemory(Function function, int32_t bytes) {
     Call call =
         TILE_CALL(cuFuncSetAttribute, function,
-                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+                  kMaxDynamicSharedSizeBytes, bytes);
     call.name = "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)";
     return call;
   }
@@ -167,7 +132,7 @@ struct CudaApi {
                       int32_t sharedBytes, Stream stream, void **params,
                       void **extra) {
     CUlaunchAttribute attribute{};
-    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.id = kLaunchAttributeClusterDimension;
     attribute.value.clusterDim.x = static_cast<unsigned>(cluster[0]);
     attribute.value.clusterDim.y = static_cast<unsigned>(cluster[1]);
     attribute.value.clusterDim.z = static_cast<unsigned>(cluster[2]);
@@ -193,7 +158,7 @@ struct CudaApi {
   }
   Call createEvent(Event &event, bool timing) {
     return TILE_CALL(cuEventCreate, &event,
-                     timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
+                     timing ? kEventDefault : kEventDisableTiming);
   }
   Call destroyEvent(Event event) { return TILE_CALL(cuEventDestroy, event); }
   Call recordEvent(Event event, Stream stream) {
@@ -271,13 +236,13 @@ struct CudaApi {
     info.name = name;
     int major = 0, minor = 0, multiprocessors = 0, shared = 0;
     for (auto [value, attribute] :
-         {std::make_pair(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-          std::make_pair(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+         {std::make_pair(&major, kComputeCapabilityMajor),
+          std::make_pair(&minor, kComputeCapabilityMinor),
           std::make_pair(&multiprocessors,
-                         CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+                         kMultiprocessorCount),
           std::make_pair(
               &shared,
-              CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)}) {
+              kMaxSharedMemoryPerBlockOptin)}) {
       if (call.result == kSuccess)
         call = TILE_CALL(cuDeviceGetAttribute, value, attribute, device);
     }

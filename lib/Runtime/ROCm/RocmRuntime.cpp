@@ -13,50 +13,24 @@
 
 #include "../GpuRuntime.h"
 
-#include <hip/hip_runtime_api.h>
+#include "HipDriver.h"
 
 #include <dlfcn.h>
 
 using namespace mlir::tile::runtime;
+using namespace mlir::tile::runtime::hip;
 
 #define TILE_CALL(function, ...)                                               \
   Call { hip.function(__VA_ARGS__), #function }
 
 namespace {
 
-/// HIP's entry points.
+/// HIP's entry points (HipDriver.h).
 struct Hip {
-#define TILE_HIP_FUNCTIONS(X)                                                  \
-  X(hipInit)                                                                   \
-  X(hipGetDeviceCount)                                                         \
-  X(hipSetDevice)                                                              \
-  X(hipGetDeviceProperties)                                                    \
-  X(hipGetErrorName)                                                           \
-  X(hipGetErrorString)                                                         \
-  X(hipModuleLoadData)                                                         \
-  X(hipModuleLoadDataEx)                                                       \
-  X(hipModuleUnload)                                                           \
-  X(hipModuleGetFunction)                                                      \
-  X(hipModuleLaunchKernel)                                                     \
-  X(hipStreamCreateWithFlags)                                                  \
-  X(hipStreamSynchronize)                                                      \
-  X(hipStreamWaitEvent)                                                        \
-  X(hipEventCreateWithFlags)                                                   \
-  X(hipEventDestroy)                                                           \
-  X(hipEventRecord)                                                            \
-  X(hipEventSynchronize)                                                       \
-  X(hipEventElapsedTime)                                                       \
-  X(hipFree)                                                                   \
-  X(hipMemcpyAsync)                                                            \
-  X(hipMemsetD32Async)                                                         \
-  X(hipMemsetD16Async)                                                         \
-  X(hipHostRegister)                                                           \
-  X(hipHostUnregister)
-#define TILE_DECLARE(name) decltype(&::name) name = nullptr;
-  TILE_HIP_FUNCTIONS(TILE_DECLARE)
+  template <typename T> using Pointer = T;
+#define TILE_DECLARE(name, symbol, type) Pointer<type> name = nullptr;
+  TILE_HIP_DRIVER_FUNCTIONS(TILE_DECLARE)
 #undef TILE_DECLARE
-  // Overloaded in the C++ header (a template for typed pointers).
-  hipError_t (*hipMalloc)(void **, size_t) = nullptr;
 };
 
 struct HipApi {
@@ -66,8 +40,8 @@ struct HipApi {
   using Stream = hipStream_t;
   using Event = hipEvent_t;
   using Call = DriverCall<Result>;
-  static constexpr Result kSuccess = hipSuccess;
-  static constexpr Result kInvalidHandle = hipErrorInvalidResourceHandle;
+  static constexpr Result kSuccess = hip::kSuccess;
+  static constexpr Result kInvalidHandle = kErrorInvalidResourceHandle;
   static constexpr const char *kName = "ROCm";
   static constexpr const char *kShortName = "rocm";
   static constexpr const char *kLaunchName = "hipModuleLaunchKernel";
@@ -82,14 +56,13 @@ struct HipApi {
       why = "cannot load libamdhip64.so (no ROCm installation?)";
       return false;
     }
-#define TILE_RESOLVE(name)                                                     \
-  hip.name = reinterpret_cast<decltype(hip.name)>(dlsym(library, #name));      \
+#define TILE_RESOLVE(name, symbol, type)                                       \
+  hip.name = reinterpret_cast<type>(dlsym(library, symbol));                   \
   if (!hip.name) {                                                             \
-    why = "libamdhip64 lacks " #name;                                          \
+    why = std::string("libamdhip64 lacks ") + symbol;                          \
     return false;                                                              \
   }
-    TILE_HIP_FUNCTIONS(TILE_RESOLVE)
-    TILE_RESOLVE(hipMalloc)
+    TILE_HIP_DRIVER_FUNCTIONS(TILE_RESOLVE)
 #undef TILE_RESOLVE
     return true;
   }
@@ -110,14 +83,14 @@ struct HipApi {
   // HIP's current device is per host thread.
   Call enterThread() { return TILE_CALL(hipSetDevice, device); }
   Call createStream(Stream &stream) {
-    return TILE_CALL(hipStreamCreateWithFlags, &stream, hipStreamNonBlocking);
+    return TILE_CALL(hipStreamCreateWithFlags, &stream, kStreamNonBlocking);
   }
 
   Call loadModule(Module &module, const void *data) {
     return TILE_CALL(hipModuleLoadData, &module, data);
   }
   Call loadModuleJIT(Module &module, const void *data, int optLevel) {
-    hipJitOption options[] = {hipJitOptionOptimizationLevel};
+    hipJitOption options[] = {kJitOptionOptimizationLevel};
     void *values[] = {
         reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
     return TILE_CALL(hipModuleLoadDataEx, &module, data, 1, options, values);
@@ -130,7 +103,7 @@ struct HipApi {
   }
   // AMD GPUs give every kernel all of a block's LDS without opting in.
   Call setDynamicSharedMemory(Function, int32_t) {
-    return {hipSuccess, "hipFuncSetAttribute"};
+    return {kSuccess, "hipFuncSetAttribute"};
   }
   Call launch(Function function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
               intptr_t blockX, intptr_t blockY, intptr_t blockZ,
@@ -148,7 +121,7 @@ struct HipApi {
   }
   Call createEvent(Event &event, bool timing) {
     return TILE_CALL(hipEventCreateWithFlags, &event,
-                     timing ? hipEventDefault : hipEventDisableTiming);
+                     timing ? kEventDefault : kEventDisableTiming);
   }
   Call destroyEvent(Event event) { return TILE_CALL(hipEventDestroy, event); }
   Call recordEvent(Event event, Stream stream) {
@@ -166,7 +139,7 @@ struct HipApi {
   }
   Call free(void *pointer) { return TILE_CALL(hipFree, pointer); }
   Call copy(void *dst, const void *src, size_t bytes, Stream stream) {
-    return TILE_CALL(hipMemcpyAsync, dst, src, bytes, hipMemcpyDefault, stream);
+    return TILE_CALL(hipMemcpyAsync, dst, src, bytes, kMemcpyDefault, stream);
   }
   Call set32(void *dst, unsigned value, size_t count, Stream stream) {
     return TILE_CALL(hipMemsetD32Async, static_cast<hipDeviceptr_t>(dst),
@@ -185,11 +158,12 @@ struct HipApi {
 
   Call encodeTensorMap(void *, const int64_t *, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, const int64_t *) {
-    return Call{hipErrorNotSupported, "tensor maps"};
+    return Call{kErrorNotSupported, "tensor maps"};
   }
 
   Call describe(DeviceInfo &info) {
-    hipDeviceProp_t properties{};
+    HipDevicePropertiesStorage storage{};
+    HipDeviceProperties &properties = storage.properties;
     Call call = TILE_CALL(hipGetDeviceProperties, &properties, device);
     if (call.result != kSuccess)
       return call;
