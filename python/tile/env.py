@@ -6,12 +6,21 @@
   where it came from (compiled, memory or disk cache);
 - ``TILE_CACHE_DIR``: the disk cache (default ``~/.cache/tile``), shared with
   tile-run; ``TILE_DISABLE_CACHE=1`` turns it off.
+
+TileLang's names work too: ``TILELANG_DEFAULT_TARGET``, ``TILELANG_VERBOSE``,
+``TILELANG_DISABLE_CACHE``, ``TILELANG_AUTO_TUNING_DISABLE_CACHE``; this
+module stands for TileLang's ``tilelang.env`` object (``is_cache_enabled()``,
+``disable_cache()``, ``env.TILELANG_CACHE_DIR``, ...), and ``env.env`` is the
+module itself, as ``from tilelang.env import env`` expects.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import sys
 import threading
+import warnings
 
 from ._ext import ext
 from .errors import TileError
@@ -25,13 +34,62 @@ _cuda = None
 def verbose(value=None) -> bool:
     if value is not None:
         return bool(value)
-    return os.environ.get("TILE_VERBOSE", "").lower() in _TRUE
+    return (os.environ.get("TILE_VERBOSE", "").lower() in _TRUE or
+            os.environ.get("TILELANG_VERBOSE", "").lower() in _TRUE)
+
+
+_cache_enabled = True
+
+
+def is_cache_enabled() -> bool:
+    """Whether compiled kernels and autotuning results are kept on disk
+    (TileLang's env.is_cache_enabled): not after disable_cache(), nor with
+    TILE_DISABLE_CACHE (or TileLang's TILELANG_DISABLE_CACHE) set."""
+    if os.environ.get("TILE_DISABLE_CACHE", "").lower() in _TRUE or \
+            os.environ.get("TILELANG_DISABLE_CACHE", "").lower() in _TRUE:
+        return False
+    return _cache_enabled
+
+
+def enable_cache() -> None:
+    """Turns the disk cache back on (tile.enable_cache)."""
+    global _cache_enabled
+    _cache_enabled = True
+
+
+def disable_cache() -> None:
+    """Turns the disk cache off for this process (tile.disable_cache): kernels
+    compile afresh and are not stored, autotuning runs its search."""
+    global _cache_enabled
+    _cache_enabled = False
+
+
+def is_autotune_cache_disabled() -> bool:
+    """TileLang's TILELANG_AUTO_TUNING_DISABLE_CACHE: autotuning results are
+    neither read nor stored."""
+    return os.environ.get("TILELANG_AUTO_TUNING_DISABLE_CACHE", "").lower() in _TRUE
 
 
 def cache_dir() -> str:
-    if os.environ.get("TILE_DISABLE_CACHE", "").lower() in _TRUE:
+    """The disk cache directory; empty when the cache is off."""
+    if not is_cache_enabled():
         return ""
     return os.environ.get("TILE_CACHE_DIR") or ext.default_cache_dir()
+
+
+def get_default_target() -> str:
+    """The target kernels compile for when none is named ($TILE_TARGET, else
+    TileLang's $TILELANG_DEFAULT_TARGET, else auto)."""
+    return os.environ.get("TILE_TARGET") or os.environ.get("TILELANG_DEFAULT_TARGET") or "auto"
+
+
+def get_default_verbose() -> bool:
+    return verbose()
+
+
+def get_default_execution_backend() -> str:
+    """TileLang's execution backend: tile has one (its JIT library)."""
+    return "tile"
 
 
 def cuda_device():
@@ -45,7 +103,7 @@ def cuda_device():
 def resolve_target(target=None) -> str:
     """`target` (or $TILE_TARGET) as one of cpu, cuda, rocm."""
     if target is None:
-        target = os.environ.get("TILE_TARGET", "auto")
+        target = get_default_target()
     name = str(getattr(target, "kind", target)).strip().lower()
     name = name.split()[0] if name else "auto"
     if name.startswith("cuda") or name == "nvidia":
@@ -66,25 +124,140 @@ def resolve_target(target=None) -> str:
     return name
 
 
+# ---------------------------------------------------------------------------
+# Pass configs (TileLang's tilelang.PassConfigKey; tile.transform)
+# ---------------------------------------------------------------------------
+
 # TileLang's key for --use_fast_math; tile marks the kernel's approximable
 # math functions fastmath<afn> (values.with_fast_math).
 FAST_MATH_CONFIG = "tl.enable_fast_math"
-_KNOWN_CONFIGS = {"opt_level", "chip", FAST_MATH_CONFIG}
+
+# Keys that take instruction families or strategies out of a GPU target:
+# key -> (the features of the chip's `#tile.target` left out, the value
+# that leaves them out). docs/dialect.md (Targets) describes the features.
+FEATURE_CONFIGS = {
+    "tl.disable_warp_specialized": (("warp-specialize",), True),
+    "tl.disable_tma_lower": (("tma", "warp-specialize", "tma-store", "tma-multicast"), True),
+    "tl.disable_wgmma": (("wgmma",), True),
+    "tl.enable_async_copy": (("cp.async",), False),
+    "tirx.use_async_copy": (("cp.async",), False),
+}
+
+# Keys that write the kernel's code to a directory (tile IR, and PTX on CUDA:
+# what debug_root_path writes).
+DUMP_CONFIGS = ("cuda.kernels_output_dir", "tl.dump_ir_path", "tl.enable_dump_ir")
+
+# tile's own keys.
+TILE_CONFIGS = ("opt_level", "chip")
+
+_KNOWN_CONFIGS = {FAST_MATH_CONFIG, *FEATURE_CONFIGS, *DUMP_CONFIGS, *TILE_CONFIGS}
+
+
+def normalize_pass_configs(pass_configs=None) -> dict:
+    """pass_configs with TileLang's PassConfigKey members as their strings."""
+    out = {}
+    for key, value in (pass_configs or {}).items():
+        name = getattr(key, "value", key)
+        if not isinstance(name, str):
+            raise TypeError(f"pass_configs: keys are strings or tile.PassConfigKey members, "
+                            f"got {key!r}")
+        out[name] = value
+    return out
 
 
 def fast_math(pass_configs=None):
     """Whether pass_configs ask for fast math (TileLang's tl.enable_fast_math)."""
-    return bool((pass_configs or {}).get(FAST_MATH_CONFIG, False))
+    return bool(normalize_pass_configs(pass_configs).get(FAST_MATH_CONFIG, False))
+
+
+def dropped_features(pass_configs=None):
+    """The GPU target features that pass_configs leave out (a sorted list)."""
+    drop = set()
+    for key, value in normalize_pass_configs(pass_configs).items():
+        spec = FEATURE_CONFIGS.get(key)
+        if spec is not None and value is not None and bool(value) == spec[1]:
+            drop.update(spec[0])
+    return sorted(drop)
+
+
+def dump_dir(pass_configs=None):
+    """Where pass_configs ask the kernels' code to be written, or None."""
+    configs = normalize_pass_configs(pass_configs)
+    if configs.get("cuda.kernels_output_dir"):
+        return str(configs["cuda.kernels_output_dir"])
+    if configs.get("tl.enable_dump_ir"):
+        return str(configs.get("tl.dump_ir_path") or "./dump_ir")
+    return None
+
+
+def default_features(chip):
+    """The features a chip's `#tile.target` has by default (the table of
+    lib/Target/Target.cpp, TargetInfo::parse)."""
+    m = re.fullmatch(r"sm_(\d+)(a?)", chip or "")
+    if m:
+        version, arch = int(m.group(1)), m.group(2) == "a"
+        out = []
+        if version >= 75:
+            out.append("ldmatrix")
+        if version >= 80:
+            out += ["cp.async", "mma.sync"]
+        if version == 90 and arch:
+            out += ["tma", "wgmma", "warp-specialize", "tma-store"]
+        return out
+    m = re.fullmatch(r"gfx(\d+|90a)", chip or "")
+    if m:
+        version = 910 if m.group(1) == "90a" else int(m.group(1))
+        return ["mfma"] if 908 <= version < 1000 else []
+    return []
+
+
+def restrict_target(ir, target, chip, pass_configs=None):
+    """`ir` with a `#tile.target` that leaves out the features pass_configs
+    turn off (TileLang's tl.disable_warp_specialized, tl.disable_tma_lower,
+    ...); unchanged when they turn off none, on the CPU, or when the module
+    names its own target."""
+    drop = dropped_features(pass_configs)
+    if not drop or target == "cpu" or not chip or "tile.target" in ir.split("\n", 1)[0]:
+        return ir
+    features = [f for f in default_features(chip) if f not in drop]
+    listed = ", ".join(f'"{f}"' for f in features)
+    attr = f'tile.target = #tile.target<"{chip}", features = [{listed}]>'
+    if ir.startswith("module {"):
+        return f"module attributes {{{attr}}} {{" + ir[len("module {"):]
+    if ir.startswith("module attributes {"):
+        return f"module attributes {{{attr}, " + ir[len("module attributes {"):]
+    return ir
+
+
+_noted = set()
+_noted_lock = threading.Lock()
+
+
+def note_once(message):
+    """A UserWarning, shown once per message in a process."""
+    with _noted_lock:
+        if message in _noted:
+            return
+        _noted.add(message)
+    warnings.warn(message, UserWarning, stacklevel=4)
+
+
+def _describe_ignored(key):
+    return (f"tile ignores pass config '{key}': tile has no counterpart to it "
+            "(docs/python.md lists what each key does)")
 
 
 def compiler_options(target, pass_configs=None):
-    """(chip, opt_level) of a compilation."""
-    configs = dict(pass_configs or {})
-    unknown = sorted(k for k in configs if k not in _KNOWN_CONFIGS)
-    if unknown:
-        import warnings
-        warnings.warn(f"tile ignores these pass configs: {', '.join(unknown)} "
-                      f"(known: {', '.join(sorted(_KNOWN_CONFIGS))})", stacklevel=3)
+    """(chip, opt_level) of a compilation. Keys tile has no counterpart for
+    are accepted and ignored, with a note the first time each is seen."""
+    configs = normalize_pass_configs(pass_configs)
+    for key in sorted(configs):
+        if key not in _KNOWN_CONFIGS:
+            note_once(_describe_ignored(key))
+        elif target == "cpu" and key in FEATURE_CONFIGS and \
+                configs[key] is not None and bool(configs[key]) == FEATURE_CONFIGS[key][1]:
+            note_once(f"pass config '{key}' has no effect on the cpu target (it turns off "
+                      "GPU instructions or strategies)")
     opt = int(configs.get("opt_level", 3))
     if not 0 <= opt <= 3:
         raise TileError(f"opt_level must be 0 to 3, got {opt}")
@@ -107,3 +280,30 @@ def get_compiler(target, chip="", opt_level=3):
         if c is None:
             c = _compilers[key] = ext.Compiler(target, chip, opt_level, key[3])
         return c
+
+
+# ---------------------------------------------------------------------------
+# TileLang's `env` object
+# ---------------------------------------------------------------------------
+
+
+def _tilelang_variable(name):
+    """TileLang's environment settings read as attributes (env.TILELANG_X)."""
+    if name == "TILELANG_CACHE_DIR":
+        return os.environ.get("TILE_CACHE_DIR") or ext.default_cache_dir()
+    if name == "TILELANG_TMP_DIR":
+        return os.path.join(_tilelang_variable("TILELANG_CACHE_DIR"), "tmp")
+    if name == "TILELANG_DEFAULT_TARGET":
+        return get_default_target()
+    if name in ("CUDA_HOME", "ROCM_HOME"):
+        return os.environ.get(name, "")
+    return os.environ.get(name, "0")
+
+
+def __getattr__(name):
+    if name.startswith("TILELANG_") or name in ("CUDA_HOME", "ROCM_HOME"):
+        return _tilelang_variable(name)
+    raise AttributeError(f"module 'tile.env' has no attribute {name!r}")
+
+
+env = sys.modules[__name__]

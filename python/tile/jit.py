@@ -328,6 +328,7 @@ def build_kernels(funcs, out_idx=None, target=None, pass_configs=None, verbose=N
     compiler = env.get_compiler(target, chip, opt)
     verbose = env.verbose(verbose)
     fast = env.fast_math(pass_configs)
+    debug_root_path = debug_root_path or env.dump_dir(pass_configs)
     funcs = list(funcs)
     results = [None] * len(funcs)
     todo = []
@@ -339,6 +340,10 @@ def build_kernels(funcs, out_idx=None, target=None, pass_configs=None, verbose=N
                             f"{type(f).__name__}")
         if fast:
             f = funcs[i] = f.with_ir(with_fast_math(f.ir))
+        # Pass configs that turn GPU features off (tl.disable_tma_lower, ...).
+        restricted = env.restrict_target(f.ir, target, compiler.chip, pass_configs)
+        if restricted != f.ir:
+            f = funcs[i] = f.with_ir(restricted)
         key = (f.ir, f.name, compiler.target, compiler.chip, opt, compiler.cache_dir)
         with _memo_lock:
             hit = _memo.get(key)
