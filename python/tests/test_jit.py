@@ -125,13 +125,16 @@ def test_autotune_picks_and_remembers(tmp_path, monkeypatch):
 
     k = tuned(48, 48, 48)
     assert k.config in ({"block_M": 64}, {"block_M": 128}, {"block_K": 64})
-    assert len(calls) == 3 and k.latency > 0
+    # Each config is checked against the reference, which is also timed
+    # (k.ref_latency, as TileLang's).
+    assert len(calls) > 3 and k.latency > 0 and k.ref_latency > 0
+    n = len(calls)
     assert len(list((tmp_path / "autotune").iterdir())) == 1
     # Another process (a fresh tuner) reads the result instead of tuning.
     again = tile.autotune(configs=[{"block_M": 64}, {"block_M": 128}, {"block_K": 64}],
                           warmup=1, rep=3, ref_prog=reference, progress=False)(tuned.jit)
     k2 = again(48, 48, 48)
-    assert k2.config == k.config and len(calls) == 3
+    assert k2.config == k.config and len(calls) == n
 
 
 def test_autotune_skips_wrong_configs(tmp_path, monkeypatch):
@@ -237,9 +240,11 @@ def test_fast_math_pass_config(rng):
 
 
 def test_unknown_pass_config_warns():
-    with pytest.warns(UserWarning, match="tl.disable_tma_lower"):
+    # A key tile has no counterpart for (tl.disable_tma_lower is one it
+    # maps: test_compat_api.py).
+    with pytest.warns(UserWarning, match="tl.disable_shuffle_elect"):
         tile.compile(matmul.get_ir(16, 16, 16, block_M=32), out_idx=[-1], target=TARGET,
-                     pass_configs={"tl.disable_tma_lower": True})
+                     pass_configs={"tl.disable_shuffle_elect": True})
 
 
 def test_float_products_and_sums_may_fuse(rng):
