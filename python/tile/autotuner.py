@@ -722,8 +722,8 @@ def autotune(func=None, *, configs=None, warmup=25, rep=100, timeout=100,
     builder, which it wraps in @tile.jit). warmup and rep are counts of
     calls; timeout is seconds per configuration."""
     if func is not None:
-        raise TypeError("@tile.autotune takes keyword arguments: "
-                        "@tile.autotune(configs=...) above @tile.jit")
+        raise ValueError("@tile.autotune takes keyword arguments: "
+                         "@tile.autotune(configs=...) above @tile.jit")
     if configs is None:
         raise ValueError("tile.autotune needs configs (a list of dicts or a function "
                          "giving them)")

@@ -107,6 +107,11 @@ class JITKernel:
     """A compiled kernel: call it with torch tensors (CUDA) or NumPy arrays
     (CPU). Outputs listed in `out_idx` are allocated and returned."""
 
+    # What autotuning found (TileLang's fields; None for a kernel not tuned).
+    latency = None
+    config = None
+    ref_latency = None
+
     def __init__(self, prim_func: PrimFunc, out_idx, target, compiler, result,
                  verbose=False, debug_root_path=None):
         self.prim_func = prim_func
@@ -262,6 +267,14 @@ class JITKernel:
                 raise TileCompileError(diags, "lowering to PTX failed")
             return text
         raise TileError(f"unknown source kind {kind!r} (ir or ptx)")
+
+    def update_tuner_result(self, latency, config, ref_latency):
+        """Records what autotuning found (.latency, .config, .ref_latency);
+        returns the kernel."""
+        self.latency = latency
+        self.config = config
+        self.ref_latency = ref_latency
+        return self
 
     def get_profiler(self, tensor_supply_type=None):
         from .profiler import Profiler
