@@ -194,7 +194,7 @@ def _bench_cupti(torch, fn, cache, n_repeat):
                         fn()
                     prof.step()
             torch.cuda.synchronize()
-    except RuntimeError as e:
+    except Exception as e:  # noqa: BLE001 - a profiler that cannot start
         _note(f"tile.profiler: the cupti backend failed ({e}); timing with CUDA events")
         return None
     total = flush = 0.0
@@ -234,8 +234,11 @@ def _bench_cudagraph(torch, fn, cache, n_repeat, n_retries=10):
                 graph.replay()
                 ends[i].record()
             torch.cuda.synchronize()
-    except RuntimeError as e:
-        torch.cuda.synchronize()
+    except Exception as e:  # noqa: BLE001 - whatever stops the capture
+        try:
+            torch.cuda.synchronize()
+        except Exception:  # noqa: BLE001 - the failed capture's own error again
+            pass
         _note(f"tile.profiler: the cudagraph backend cannot capture the calls ({e}); "
               "timing with CUDA events")
         return None
