@@ -35,12 +35,10 @@ _FLUSH_NAME = "tile::cache_flush"
 
 def _cuda_torch():
     """torch, when it is installed and sees a GPU; else None."""
-    if "torch" not in sys.modules:
-        try:
-            import torch  # noqa: F401
-        except ImportError:
-            return None
-    torch = sys.modules["torch"]
+    try:
+        import torch
+    except ImportError:
+        return None
     try:
         return torch if torch.cuda.is_available() else None
     except Exception:  # a broken CUDA installation: time on the CPU
