@@ -115,6 +115,9 @@ class ConstSym(Symbolic):
     def __repr__(self):
         return self.name if self.value is None else str(self.value)
 
+    def text(self):
+        return self.name
+
 
 def _split_names(names, what):
     if not isinstance(names, str):
@@ -585,6 +588,13 @@ def _declare(sig, buf, annotation, name):
     """A tensor parameter that was not given, declared by its annotation."""
     if annotation.dtype is None:
         raise error(f"'{name}' is not given, so its annotation must have a dtype")
+    names = []
+    for want in annotation.shape:
+        if isinstance(want, Symbolic):
+            names += [n for n in want.unbound() if n not in names]
+    if names:
+        raise error(f"'{name}' is not given and T.const {', '.join(names)} has no "
+                    f"value: pass '{name}', or {names[0]}=... as a keyword")
     shape = []
     for axis, want in enumerate(annotation.shape):
         if isinstance(want, DynDim):
@@ -593,10 +603,6 @@ def _declare(sig, buf, annotation, name):
         if want is int:
             raise error(f"dim {axis} of '{name}' is taken from the argument "
                         f"(int), but '{name}' is not given")
-        if isinstance(want, Symbolic) and not want.resolved():
-            names = want.unbound()
-            raise error(f"'{name}' is not given and T.const {', '.join(names)} has no "
-                        f"value: pass '{name}', or {names[0]}=... as a keyword")
         v = operand(want)
         if isinstance(v, Value) or isinstance(v, float) or int(v) < 0:
             raise error(f"dim {axis} of '{name}' must be a compile-time size or "

@@ -173,7 +173,9 @@ def device_assert(condition, msg=""):
 
 
 def use_swizzle(panel_size=8, order="row", enable=True):
-    """T.use_swizzle: rasterize block ids in panels (L2 reuse)."""
+    """T.use_swizzle: rasterize block ids in panels (L2 reuse). The order
+    blocks run in changes, not what they compute: on a grid that is not
+    2-d (which tile's raster does not take) it does nothing."""
     k = _kernel()
     if not enable:
         return
@@ -181,6 +183,8 @@ def use_swizzle(panel_size=8, order="row", enable=True):
     if order not in ("row", "column", "col"):
         raise error(f"order must be 'row' or 'column', got {order!r}")
     order = "column" if order in ("column", "col") else "row"
+    if len(k.grid) != 2:
+        return
     k.raster = f"#tile.raster<{panel}>" if order == "row" else f"#tile.raster<{panel}, column>"
 
 

@@ -36,6 +36,10 @@ class Symbolic(Deferred):
         """The names of the symbols not bound yet."""
         raise NotImplementedError  # pragma: no cover
 
+    def text(self):
+        """The expression with the symbols' names."""
+        return repr(self)
+
 
 class SymExpr(Symbolic):
     """An arithmetic expression of T.const symbols, evaluated when used."""
@@ -82,10 +86,12 @@ class SymExpr(Symbolic):
         return hash(self._value())
 
     def __repr__(self):
+        def show(a):
+            return a.text() if isinstance(a, Symbolic) else repr(a)
         if self.op in _SYM_INFIX:
             a, b = self.args
-            return f"({a!r} {_SYM_INFIX[self.op]} {b!r})"
-        return f"{self.op}({', '.join(repr(a) for a in self.args)})"
+            return f"({show(a)} {_SYM_INFIX[self.op]} {show(b)})"
+        return f"{self.op}({', '.join(show(a) for a in self.args)})"
 
 
 _SYM_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//",
