@@ -215,6 +215,24 @@ def test_tensor_view_of_data(rng):
     np.testing.assert_allclose(run(flat_rows, x), ref.reshape(3, 5, 4), rtol=1e-6)
 
 
+@tile.jit(out_idx=[-1], target=TARGET)
+def reshaped(M, N):
+    @T.prim_func
+    def k(X: T.Tensor((M, N), T.float32), Y: T.Tensor((N, M), T.float32)):
+        with T.Kernel(1, threads=32) as _:
+            flat = T.reshape(X, (M * N,))
+            out = T.view(Y, (M * N,))
+            f = T.alloc_fragment((M * N,), T.float32)
+            T.copy(flat[0], f)
+            T.copy(f, out[0])
+    return k
+
+
+def test_reshape_and_view(rng):
+    x = rng.standard_normal((3, 7)).astype(np.float32)
+    np.testing.assert_array_equal(run(reshaped(3, 7), x), x.reshape(7, 3))
+
+
 def test_tensor_view_errors():
     def viewing(shape, dtype):
         @tile.jit(target=TARGET)
@@ -492,6 +510,7 @@ def region_copies(M, N, h):
             T.copy(col, s[:, 1])  # a fragment into a shared column
             T.copy(s[:M - 1, :], Y[0:M - 1, :])  # shared rows to global rows
             T.copy(s[2, :], Y[M - 1, :])  # a shared row to a global row
+            T.fill(Y[0:2, N - 2], -3)  # a region of a global tensor
     return k
 
 
@@ -502,6 +521,7 @@ def test_region_copies(rng):
     ref[:6] = x[:6]
     ref[:, 1] = x[:, 0] * 2
     ref[8] = ref[2]
+    ref[0:2, 3] = -3
     np.testing.assert_array_equal(run(region_copies(9, 5, 6), x), ref)
 
 
