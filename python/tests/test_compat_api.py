@@ -546,23 +546,28 @@ def test_autotune_skips_configs_that_fail(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("backend", ["event", "cupti", "cudagraph"])
 def test_do_bench_backends_and_results(backend):
+    """Host work timed on the host (device="cpu", as without a GPU): every
+    backend is the steady clock there. GPU kernels: the profiler test."""
     calls = []
 
     def fn():
         calls.append(1)
         sum(range(200))
 
-    ms = tile.profiler.do_bench(fn, warmup=1, rep=2, backend=backend)
+    ms = tile.profiler.do_bench(fn, warmup=1, rep=2, backend=backend, device="cpu")
     assert isinstance(ms, float) and ms > 0
     calls.clear()
     times = tile.profiler.do_bench(fn, _n_warmup=3, _n_repeat=7, return_mode="all",
-                                   backend=backend, device="cpu" if TARGET == "cpu" else None)
-    if TARGET == "cpu":
-        assert len(times) == 7 and len(calls) == 1 + 3 + 3 + 7  # first, estimate, warm-up, timed
-    q = tile.profiler.do_bench(fn, _n_warmup=1, _n_repeat=9, quantiles=[0.1, 0.5, 0.9])
+                                   backend=backend, device="cpu")
+    assert len(times) == 7 and len(calls) == 1 + 3 + 3 + 7  # first, estimate, warm-up, timed
+    q = tile.profiler.do_bench(fn, _n_warmup=1, _n_repeat=9, quantiles=[0.1, 0.5, 0.9],
+                               device="cpu")
     assert len(q) == 3 and q[0] <= q[1] <= q[2]
+    assert tile.profiler.do_bench(fn, _n_warmup=1, _n_repeat=9, quantiles=[0.5],
+                                  device="cpu") > 0
     for mode in ("mean", "median", "min", "max"):
-        assert tile.profiler.do_bench(fn, _n_warmup=1, _n_repeat=3, return_mode=mode) > 0
+        assert tile.profiler.do_bench(fn, _n_warmup=1, _n_repeat=3, return_mode=mode,
+                                      device="cpu") > 0
 
 
 def test_do_bench_argument_errors_and_early_stop():
@@ -577,7 +582,7 @@ def test_do_bench_argument_errors_and_early_stop():
         calls.append(1)
         time.sleep(0.002)
 
-    est = tile.profiler.do_bench(slow, rep=1000, early_stop_baseline=0.001)
+    est = tile.profiler.do_bench(slow, rep=1000, early_stop_baseline=0.001, device="cpu")
     assert est >= 1.5 and len(calls) == 4  # the first call and the estimate's three
 
 
@@ -797,6 +802,14 @@ def test_carver_driver_without_a_gpu():
         driver.get_num_sms()
 
 
+@pytest.mark.skipif(TARGET != "cuda", reason="needs the GPU")
+def test_carver_driver_on_the_gpu():
+    pytest.importorskip("torch")
+    from tile.carver.arch import driver
+    assert driver.get_num_sms() > 0 and driver.get_device_name()
+    assert driver.get_shared_memory_per_block(format="kb") >= 48
+
+
 # ---------------------------------------------------------------------------
 # scripts/run-tilelang-examples.py
 # ---------------------------------------------------------------------------
@@ -846,3 +859,4 @@ def test_examples_script_table(tmp_path):
     assert out.read_text().strip() == r.stdout.strip()
     only = run_python([SCRIPT, str(root), "-k", "good"], cwd=str(tmp_path))
     assert only.returncode == 0 and "1 of 1 passed" in only.stdout
+
