@@ -123,10 +123,11 @@ struct ShapedBuilder {
     Value half = arith::ShRUIOp::create(b, unit, one);
     Value above =
         arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, rest, half);
-    Value tie = arith::AndIOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rest, half),
-        arith::TruncIOp::create(b, like(b.getI1Type()),
-                                arith::AndIOp::create(b, quotient, one)));
+    Value atHalf =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rest, half);
+    Value odd = arith::TruncIOp::create(
+        b, like(b.getI1Type()), arith::AndIOp::create(b, quotient, one));
+    Value tie = arith::AndIOp::create(b, atHalf, odd);
     Value up = arith::OrIOp::create(b, above, tie);
     return arith::AddIOp::create(
         b, quotient, arith::ExtUIOp::create(b, x.getType(), up));
@@ -140,8 +141,8 @@ Value extendToF32(ShapedBuilder &s, Value value, const Float8Format &format) {
   Type i32 = s.like(b.getI32Type());
   Value x = arith::ExtUIOp::create(
       b, i32, arith::BitcastOp::create(b, s.like(b.getI8Type()), value));
-  Value sign = arith::ShLIOp::create(
-      b, arith::AndIOp::create(b, x, s.integer(32, 0x80)), s.integer(32, 24));
+  Value signBit = arith::AndIOp::create(b, x, s.integer(32, 0x80));
+  Value sign = arith::ShLIOp::create(b, signBit, s.integer(32, 24));
   Value magnitude = arith::AndIOp::create(b, x, s.integer(32, 0x7f));
   Value exponent = arith::ShRUIOp::create(b, magnitude, s.integer(32, m));
   // Exponent and mantissa in place in an f32, the exponent rebiased.
@@ -150,11 +151,12 @@ Value extendToF32(ShapedBuilder &s, Value value, const Float8Format &format) {
   Value normal = arith::AddIOp::create(
       b, inPlace, s.integer(32, uint64_t(127 - format.bias) << 23));
   // A subnormal is its mantissa times the subnormal step, an f32 normal.
+  Value mantissa =
+      arith::UIToFPOp::create(b, s.like(b.getF32Type()), magnitude);
   Value subnormal = arith::BitcastOp::create(
       b, i32,
-      arith::MulFOp::create(
-          b, arith::UIToFPOp::create(b, s.like(b.getF32Type()), magnitude),
-          s.f32(std::ldexp(1.0, 1 - format.bias - m))));
+      arith::MulFOp::create(b, mantissa,
+                            s.f32(std::ldexp(1.0, 1 - format.bias - m))));
   Value isSubnormal = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                             exponent, s.integer(32, 0));
   Value bits = arith::SelectOp::create(b, isSubnormal, subnormal, normal);
@@ -204,28 +206,26 @@ Value truncateToFloat8(ShapedBuilder &s, Value value, Type result,
   // Normal: drop p - m mantissa bits (a carry runs into the exponent),
   // then rebias the exponent (taken only above the subnormal range, where
   // the subtraction does not wrap around).
+  Value rounded = s.shiftRightRoundingToEven(magnitude, s.integer(w, p - m));
   Value normal = arith::SubIOp::create(
-      b, s.shiftRightRoundingToEven(magnitude, s.integer(w, p - m)),
-      s.integer(w, uint64_t(sourceBias - bias) << m));
+      b, rounded, s.integer(w, uint64_t(sourceBias - bias) << m));
   // Subnormal: the significand in units of the f8 subnormal step, shifted
   // by how far the exponent is below it (at most p + 2: further rounds to
   // 0, and a shift as wide as the integer would be poison).
   Value exponent = arith::ShRUIOp::create(b, magnitude, s.integer(w, p));
-  Value implicit = arith::SelectOp::create(
-      b,
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ne, exponent,
-                            s.integer(w, 0)),
-      s.integer(w, uint64_t(1) << p), s.integer(w, 0));
+  Value isNormal = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, exponent,
+                                         s.integer(w, 0));
+  Value leadingOne = s.integer(w, uint64_t(1) << p);
+  Value implicit =
+      arith::SelectOp::create(b, isNormal, leadingOne, s.integer(w, 0));
   Value significand = arith::OrIOp::create(
       b,
       arith::AndIOp::create(b, magnitude,
                             s.integer(w, (uint64_t(1) << p) - 1)),
       implicit);
-  Value shift = arith::MinUIOp::create(
-      b,
-      arith::SubIOp::create(
-          b, s.integer(w, sourceBias + p + 1 - bias - m), exponent),
-      s.integer(w, p + 2));
+  Value below = arith::SubIOp::create(
+      b, s.integer(w, sourceBias + p + 1 - bias - m), exponent);
+  Value shift = arith::MinUIOp::create(b, below, s.integer(w, p + 2));
   Value subnormal = s.shiftRightRoundingToEven(significand, shift);
 
   // Codes are ordered as magnitudes: every one from the overflow code up is
@@ -237,20 +237,17 @@ Value truncateToFloat8(ShapedBuilder &s, Value value, Type result,
   code = arith::SelectOp::create(b, isNaN, s.integer(w, fnuz ? 0x80 : 0x7f),
                                  code);
   Type i8 = s.like(b.getI8Type());
-  Value sign = arith::ShLIOp::create(
-      b,
-      arith::TruncIOp::create(
-          b, i8, arith::ShRUIOp::create(b, u, s.integer(w, w - 1))),
-      s.integer(8, 7));
+  Value signBit = arith::TruncIOp::create(
+      b, i8, arith::ShRUIOp::create(b, u, s.integer(w, w - 1)));
+  Value sign = arith::ShLIOp::create(b, signBit, s.integer(8, 7));
   Value code8 = arith::TruncIOp::create(b, i8, code);
   // The FNUZ types' NaN, 0x80, has the sign bit set already; their zero
   // has no sign.
-  if (fnuz)
-    sign = arith::SelectOp::create(
-        b,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, code8,
-                              s.integer(8, 0)),
-        s.integer(8, 0), sign);
+  if (fnuz) {
+    Value roundsToZero = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                               code8, s.integer(8, 0));
+    sign = arith::SelectOp::create(b, roundsToZero, s.integer(8, 0), sign);
+  }
   Value bits = arith::OrIOp::create(b, code8, sign);
   return arith::BitcastOp::create(b, result, bits);
 }

@@ -166,9 +166,9 @@ int64_t chooseVectorWidth(ArrayRef<const Side *> sides,
 /// tile's origin); uniform over the block.
 Value buildAlignmentCheck(const KernelContext &k, OpBuilder &b, Location loc,
                           const Side &global, int64_t width) {
-  return arith::AndIOp::create(
-      b, loc, areRowsAligned(b, loc, global.value, width),
-      isMultipleOf(b, loc, global.offsets.back(), width));
+  Value rows = areRowsAligned(b, loc, global.value, width);
+  Value origin = isMultipleOf(b, loc, global.offsets.back(), width);
+  return arith::AndIOp::create(b, loc, rows, origin);
 }
 
 /// i1: the `width` elements from `index` along the innermost dim are all
@@ -599,9 +599,10 @@ void mlir::tile::gpu_lowering::forEachDealtElement(
   for (int64_t s : shape)
     elements *= s;
   int64_t rounds = llvm::divideCeil(elements, k.threads);
-  auto loop = scf::ForOp::create(b, loc, k.constant(b, loc, 0),
-                                 k.constant(b, loc, rounds),
-                                 k.constant(b, loc, 1));
+  Value lower = k.constant(b, loc, 0);
+  Value upper = k.constant(b, loc, rounds);
+  Value step = k.constant(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, lower, upper, step);
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPoint(loop.getBody()->getTerminator());
   Value linear = arith::AddIOp::create(
@@ -765,8 +766,9 @@ static LogicalResult lowerAtomicAdd(const KernelContext &k, PatternRewriter &rew
       // One add per element: only the thread holding copy 0.
       Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/true);
       buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
-        add(inner, loc, k.fragmentIndex(inner, loc, layout, slot),
-            loadSlot(inner, loc, *src.fragment, slot));
+        SmallVector<Value> index = k.fragmentIndex(inner, loc, layout, slot);
+        Value v = loadSlot(inner, loc, *src.fragment, slot);
+        add(inner, loc, index, v);
       });
     }
   } else {

@@ -81,7 +81,9 @@ void KernelContext::barrier(OpBuilder &b, Location loc) const {
   auto i32 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
   };
-  NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(threads),
+  Value id = i32(1);
+  Value count = i32(threads);
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, id, count,
                           /*reductionOp=*/{}, /*reductionPredicate=*/Value());
 }
 

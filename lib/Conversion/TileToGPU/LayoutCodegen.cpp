@@ -48,10 +48,10 @@ int64_t digitOf(int64_t value, const LayoutFactor &f) {
 
 /// Digit `f` of a run-time thread id.
 Value digitOf(OpBuilder &b, Location loc, Value thread, const LayoutFactor &f) {
-  return arith::RemUIOp::create(
-      b, loc,
-      arith::DivUIOp::create(b, loc, thread, constantIndex(b, loc, f.stride)),
-      constantIndex(b, loc, f.size));
+  Value quotient =
+      arith::DivUIOp::create(b, loc, thread, constantIndex(b, loc, f.stride));
+  return arith::RemUIOp::create(b, loc, quotient,
+                                constantIndex(b, loc, f.size));
 }
 
 /// Whether `value` is exactly representable by the factors on `axis`
@@ -211,11 +211,13 @@ Value mlir::tile::gpu_lowering::buildOwnsSlot(OpBuilder &b, Location loc,
   } else {
     // Rebuild the thread id from its digits: holes do not.
     Value sum = constantIndex(b, loc, 0);
-    for (const LayoutFactor &f : threadFactors(fragment))
+    for (const LayoutFactor &f : threadFactors(fragment)) {
+      Value digit = digitOf(b, loc, thread, f);
       sum = arith::AddIOp::create(
           b, loc, sum,
-          arith::MulIOp::create(b, loc, digitOf(b, loc, thread, f),
+          arith::MulIOp::create(b, loc, digit,
                                 constantIndex(b, loc, f.stride)));
+    }
     conjoin(
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sum, thread));
   }
@@ -223,8 +225,8 @@ Value mlir::tile::gpu_lowering::buildOwnsSlot(OpBuilder &b, Location loc,
     for (const LayoutFactor &f : fragment.getDims().back()) {
       if (f.size <= 1 || f.outDim != kThreadAxis)
         continue;
-      conjoin(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                    digitOf(b, loc, thread, f),
+      Value digit = digitOf(b, loc, thread, f);
+      conjoin(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, digit,
                                     constantIndex(b, loc, 0)));
     }
   }
@@ -276,10 +278,9 @@ SmallVector<Value> mlir::tile::gpu_lowering::delinearize(
 
 Value mlir::tile::gpu_lowering::isMultipleOf(OpBuilder &b, Location loc,
                                              Value v, int64_t n) {
-  return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, loc, v, constantIndex(b, loc, n)),
-      constantIndex(b, loc, 0));
+  Value remainder = arith::RemUIOp::create(b, loc, v, constantIndex(b, loc, n));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, remainder,
+                               constantIndex(b, loc, 0));
 }
 
 Value mlir::tile::gpu_lowering::areRowsAligned(OpBuilder &b, Location loc,

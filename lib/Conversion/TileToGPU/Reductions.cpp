@@ -85,10 +85,9 @@ int64_t product(ArrayRef<int64_t> shape) {
 
 Value digitOf(const KernelContext &k, OpBuilder &b, Location loc,
               const LayoutFactor &f) {
-  return arith::RemUIOp::create(
-      b, loc,
-      arith::DivUIOp::create(b, loc, k.threadId, k.constant(b, loc, f.stride)),
-      k.constant(b, loc, f.size));
+  Value quotient =
+      arith::DivUIOp::create(b, loc, k.threadId, k.constant(b, loc, f.stride));
+  return arith::RemUIOp::create(b, loc, quotient, k.constant(b, loc, f.size));
 }
 
 Value linearize(const KernelContext &k, OpBuilder &b, Location loc,
@@ -177,10 +176,10 @@ LogicalResult reduceFragment(const KernelContext &k, OpBuilder &b, ReduceOp op,
     Value combo = k.constant(b, loc, 0);
     int64_t radix = 1;
     for (const LayoutFactor &f : digits.viaShared) {
+      Value digit = digitOf(k, b, loc, f);
       combo = arith::AddIOp::create(
           b, loc, combo,
-          arith::MulIOp::create(b, loc, digitOf(k, b, loc, f),
-                                k.constant(b, loc, radix)));
+          arith::MulIOp::create(b, loc, digit, k.constant(b, loc, radix)));
       radix *= f.size;
     }
     // One writer per (combination, element): a thread of the source
@@ -189,9 +188,9 @@ LogicalResult reduceFragment(const KernelContext &k, OpBuilder &b, ReduceOp op,
     Value writer = k.ownsSlot(b, loc, src.layout, /*slot=*/0,
                               /*firstCopyOnly=*/true);
     for (const LayoutFactor &f : digits.shuffled) {
+      Value digit = digitOf(k, b, loc, f);
       Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         digitOf(k, b, loc, f),
-                                         k.constant(b, loc, 0));
+                                         digit, k.constant(b, loc, 0));
       writer = writer ? arith::AndIOp::create(b, loc, writer, zero).getResult()
                       : zero;
     }
@@ -258,10 +257,11 @@ void reduceSharedSerially(
     int64_t dim, ReduceKind kind, Type accType, ValueRange outIndex,
     function_ref<void(OpBuilder &, Location, Value)> store) {
   Value init = buildReduceIdentity(b, loc, kind, accType);
+  Value lower = k.constant(b, loc, 0);
+  Value upper = k.constant(b, loc, src.type.getShape()[dim]);
+  Value step = k.constant(b, loc, 1);
   auto loop = scf::ForOp::create(
-      b, loc, k.constant(b, loc, 0),
-      k.constant(b, loc, src.type.getShape()[dim]), k.constant(b, loc, 1),
-      ValueRange{init},
+      b, loc, lower, upper, step, ValueRange{init},
       [&](OpBuilder &ib, Location il, Value iv, ValueRange acc) {
         SmallVector<Value> index(outIndex);
         if (src.type.getRank() == 1)
@@ -382,9 +382,11 @@ static void scanShared(const KernelContext &k, OpBuilder &b, Location loc,
     Value zero = arith::ConstantOp::create(then, l, type,
                                            then.getZeroAttr(type));
     Value last = k.constant(then, l, shape[dim] - 1);
+    Value lower = k.constant(then, l, 0);
+    Value upper = k.constant(then, l, shape[dim]);
+    Value step = k.constant(then, l, 1);
     scf::ForOp::create(
-        then, l, k.constant(then, l, 0), k.constant(then, l, shape[dim]),
-        k.constant(then, l, 1), ValueRange{zero},
+        then, l, lower, upper, step, ValueRange{zero},
         [&](OpBuilder &sb, Location sl, Value iv, ValueRange acc) {
           Value at = reverse ? arith::SubIOp::create(sb, sl, last, iv) : iv;
           SmallVector<Value> index(row);

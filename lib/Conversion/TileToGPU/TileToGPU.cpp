@@ -150,10 +150,10 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     Value clusterX;
     if (plan->isClustered()) {
       Value two = context.constant(rewriter, loc, 2);
-      Value even = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq,
-          arith::RemUIOp::create(rewriter, loc, grid[0], two),
-          context.constant(rewriter, loc, 0));
+      Value remainder = arith::RemUIOp::create(rewriter, loc, grid[0], two);
+      Value even =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                remainder, context.constant(rewriter, loc, 0));
       clusterX = arith::SelectOp::create(rewriter, loc, even, two, one);
     }
     auto launch = gpu::LaunchOp::create(
@@ -184,10 +184,10 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(
           rewriter, loc, context.dynamicShared);
       // (-base) mod 1024
+      Value negated = arith::SubIOp::create(
+          rewriter, loc, context.constant(rewriter, loc, 0), base);
       context.sharedAlignment = arith::AndIOp::create(
-          rewriter, loc,
-          arith::SubIOp::create(rewriter, loc,
-                                context.constant(rewriter, loc, 0), base),
+          rewriter, loc, negated,
           context.constant(rewriter, loc, kSharedAlignment - 1));
     }
 

@@ -68,19 +68,22 @@ Value buildMultipleOf(KernelContext &k, OpBuilder &b, Location loc,
     return constant(*c % n == 0);
   if (!loop.getBody().isAncestor(v.getParentRegion()))
     return isMultipleOf(b, loc, v, n);
-  if (v == loop.getInductionVar())
-    return b.createOrFold<arith::AndIOp>(
-        loc, buildMultipleOf(k, b, loc, loop, loop.getLower(), n),
-        buildMultipleOf(k, b, loc, loop, loop.getStep(), n));
+  if (v == loop.getInductionVar()) {
+    Value lowerOk = buildMultipleOf(k, b, loc, loop, loop.getLower(), n);
+    Value stepOk = buildMultipleOf(k, b, loc, loop, loop.getStep(), n);
+    return b.createOrFold<arith::AndIOp>(loc, lowerOk, stepOk);
+  }
   Operation *op = v.getDefiningOp();
-  if (isa_and_nonnull<arith::MulIOp>(op))
-    return b.createOrFold<arith::OrIOp>(
-        loc, buildMultipleOf(k, b, loc, loop, op->getOperand(0), n),
-        buildMultipleOf(k, b, loc, loop, op->getOperand(1), n));
-  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
-    return b.createOrFold<arith::AndIOp>(
-        loc, buildMultipleOf(k, b, loc, loop, op->getOperand(0), n),
-        buildMultipleOf(k, b, loc, loop, op->getOperand(1), n));
+  if (isa_and_nonnull<arith::MulIOp>(op)) {
+    Value lhsOk = buildMultipleOf(k, b, loc, loop, op->getOperand(0), n);
+    Value rhsOk = buildMultipleOf(k, b, loc, loop, op->getOperand(1), n);
+    return b.createOrFold<arith::OrIOp>(loc, lhsOk, rhsOk);
+  }
+  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op)) {
+    Value lhsOk = buildMultipleOf(k, b, loc, loop, op->getOperand(0), n);
+    Value rhsOk = buildMultipleOf(k, b, loc, loop, op->getOperand(1), n);
+    return b.createOrFold<arith::AndIOp>(loc, lhsOk, rhsOk);
+  }
   return constant(false);
 }
 

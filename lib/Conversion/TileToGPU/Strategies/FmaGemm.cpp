@@ -38,12 +38,12 @@ LogicalResult mlir::tile::gpu_lowering::emitFmaGemm(
                                   k.threadId, k.constant(builder, loc, tm * tn));
   auto body = [&](OpBuilder &ib) {
     Value tnValue = k.constant(ib, loc, tn);
-    Value rowBase = arith::MulIOp::create(
-        ib, loc, arith::DivUIOp::create(ib, loc, k.threadId, tnValue),
-        k.constant(ib, loc, rm));
-    Value colBase = arith::MulIOp::create(
-        ib, loc, arith::RemUIOp::create(ib, loc, k.threadId, tnValue),
-        k.constant(ib, loc, rn));
+    Value row = arith::DivUIOp::create(ib, loc, k.threadId, tnValue);
+    Value rowBase =
+        arith::MulIOp::create(ib, loc, row, k.constant(ib, loc, rm));
+    Value col = arith::RemUIOp::create(ib, loc, k.threadId, tnValue);
+    Value colBase =
+        arith::MulIOp::create(ib, loc, col, k.constant(ib, loc, rn));
     // One step of K: `kIndex` static when an operand is in registers.
     auto step = [&](OpBuilder &sb, Value kValue, std::optional<int64_t> kIndex) {
       SmallVector<Value> aValues, bValues;
@@ -75,9 +75,10 @@ LogicalResult mlir::tile::gpu_lowering::emitFmaGemm(
         step(ib, k.constant(ib, loc, kIndex), kIndex);
       return;
     }
-    auto loop = scf::ForOp::create(ib, loc, k.constant(ib, loc, 0),
-                                   k.constant(ib, loc, kk),
-                                   k.constant(ib, loc, 1));
+    Value lower = k.constant(ib, loc, 0);
+    Value upper = k.constant(ib, loc, kk);
+    Value one = k.constant(ib, loc, 1);
+    auto loop = scf::ForOp::create(ib, loc, lower, upper, one);
     OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
     step(lb, loop.getInductionVar(), std::nullopt);
   };

@@ -55,12 +55,12 @@ public:
     Value wave = arith::DivUIOp::create(b, loc, k.threadId, lanes);
     lane = arith::RemUIOp::create(b, loc, k.threadId, lanes);
     Value wavesN = k.constant(b, loc, plan.warpsN);
+    Value waveRow = arith::DivUIOp::create(b, loc, wave, wavesN);
     rowBase = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, wave, wavesN),
-        k.constant(b, loc, plan.repeatsM * plan.atomM));
+        b, loc, waveRow, k.constant(b, loc, plan.repeatsM * plan.atomM));
+    Value waveCol = arith::RemUIOp::create(b, loc, wave, wavesN);
     colBase = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, wave, wavesN),
-        k.constant(b, loc, plan.repeatsN * plan.atomN));
+        b, loc, waveCol, k.constant(b, loc, plan.repeatsN * plan.atomN));
 
     bool paired = a.shared && bOperand.shared && plan.repeatsK % 2 == 0;
     // The operand's registers for step ki (and ki + 1 when paired), its
@@ -194,9 +194,9 @@ private:
         continue;
       }
       SmallVector<Value> rc = k.fragmentIndex(b, loc, atomLayout, j, lane);
-      elements.push_back(readSharedOperand(
-          k, b, loc, x, arith::AddIOp::create(b, loc, row0, rc[0]),
-          arith::AddIOp::create(b, loc, col0, rc[1])));
+      Value row = arith::AddIOp::create(b, loc, row0, rc[0]);
+      Value col = arith::AddIOp::create(b, loc, col0, rc[1]);
+      elements.push_back(readSharedOperand(k, b, loc, x, row, col));
     }
     return vector::FromElementsOp::create(b, loc, vectorType, elements);
   }

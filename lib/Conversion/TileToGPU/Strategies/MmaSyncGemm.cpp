@@ -109,8 +109,10 @@ private:
     Type f32 = builder.getF32Type();
     auto resultType = LLVM::LLVMStructType::getLiteral(
         builder.getContext(), {f32, f32, f32, f32});
+    SmallVector<Value> aWords = registers(aVec);
+    SmallVector<Value> bWords = registers(bVec);
     Value d = NVVM::MmaOp::create(
-        builder, loc, resultType, registers(aVec), registers(bVec), acc,
+        builder, loc, resultType, aWords, bWords, acc,
         ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
         std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
                                       NVVM::MMATypes::bf16},
@@ -229,8 +231,9 @@ private:
     Value n0 = add(builder, loc, colBase,
                    k.constant(builder, loc, ni * plan.atomN));
     Value k0 = k.constant(builder, loc, ki * plan.atomK);
-    Value matrix = arith::RemUIOp::create(
-        builder, loc, laneDiv(builder, loc, 8), k.constant(builder, loc, 2));
+    Value group = laneDiv(builder, loc, 8);
+    Value matrix = arith::RemUIOp::create(builder, loc, group,
+                                          k.constant(builder, loc, 2));
     Value r = laneRem(builder, loc, 8);
     if (!b.transposed) {
       // Stored K x N (rows of n): transposed reads, lane l at row k.

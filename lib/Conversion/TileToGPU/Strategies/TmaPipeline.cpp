@@ -199,11 +199,12 @@ Value createStageBarriers(KernelContext &k, OpBuilder &b, Location loc,
   Value isLeader = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq, k.threadId, k.constant(b, loc, 0));
   scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &then, Location l) {
-    for (int64_t i = 0; i < 2 * stages; ++i)
-      nvgpu::MBarrierInitOp::create(
-          then, l, barriers,
-          i < stages ? k.constant(then, l, 1) : emptyCount,
-          k.constant(then, l, i), /*predicate=*/Value());
+    for (int64_t i = 0; i < 2 * stages; ++i) {
+      Value count = i < stages ? k.constant(then, l, 1) : emptyCount;
+      nvgpu::MBarrierInitOp::create(then, l, barriers, count,
+                                    k.constant(then, l, i),
+                                    /*predicate=*/Value());
+    }
     NVVM::FenceProxyOp::create(
         then, l, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
@@ -236,9 +237,10 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
   Value emptyCount = k.constant(b, loc, warps);
   if (clustered) {
     Type i32 = b.getI32Type();
-    k.multicast = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, NVVM::ClusterDim::create(b, loc, i32),
-        arith::ConstantIntOp::create(b, loc, i32, 2));
+    Value clusterDim = NVVM::ClusterDim::create(b, loc, i32);
+    k.multicast =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, clusterDim,
+                              arith::ConstantIntOp::create(b, loc, i32, 2));
     k.clusterRank = NVVM::ClusterId::create(b, loc, i32);
     k.peerRank = arith::XOrIOp::create(
         b, loc, k.clusterRank, arith::ConstantIntOp::create(b, loc, i32, 1));
@@ -259,10 +261,12 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
       k.pipelineState = memref::AllocaOp::create(
           b, loc, MemRefType::get({4}, b.getIndexType()));
     }
-    for (auto [i, v] : llvm::enumerate(
-             ArrayRef<int64_t>{0, 0, pipeline.stages - 1, 0}))
-      memref::StoreOp::create(b, loc, k.constant(b, loc, v), k.pipelineState,
+    for (auto [i, v] :
+         llvm::enumerate(ArrayRef<int64_t>{0, 0, pipeline.stages - 1, 0})) {
+      Value init = k.constant(b, loc, v);
+      memref::StoreOp::create(b, loc, init, k.pipelineState,
                               ValueRange{k.constant(b, loc, i)});
+    }
   }
   // Registers: 64K per SM for the one block; the launch gives each thread
   // an equal share (8-register steps), the producer keeps 24 and the
@@ -384,10 +388,12 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
                                const IRMapping &outside) {
   auto body = [&](OpBuilder &then, Location l) {
     int64_t stages = plan.stages;
-    if (emptyParity)
+    if (emptyParity) {
+      Value ticks = index(then, 10000000);
       nvgpu::MBarrierTryWaitParityOp::create(
-          then, l, barriers, emptyParity, index(then, 10000000),
+          then, l, barriers, emptyParity, ticks,
           arith::AddIOp::create(then, l, stage, index(then, stages)));
+    }
     nvgpu::MBarrierArriveExpectTxOp::create(then, l, barriers,
                                             index(then, stageBytes), stage,
                                             /*predicate=*/Value());
@@ -427,8 +433,9 @@ void TmaPipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
           boxShape, element, MemRefLayoutAttrInterface(),
           gpu::AddressSpaceAttr::get(then.getContext(),
                                      gpu::AddressSpace::Workgroup));
+      Value bufferStart = index(then, buffer.offset);
       Value stageStart = arith::AddIOp::create(
-          then, l, index(then, buffer.offset),
+          then, l, bufferStart,
           arith::MulIOp::create(then, l, stage,
                                 index(then, buffer.stageElements * bytes)));
       // Box p: panel p of the stage's tile, through the tensor map; with
@@ -614,7 +621,8 @@ LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
           b, loc, lower, arith::MulIOp::create(b, loc, step, index(b, i)));
       Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                           iteration, upper);
-      issue(b, iteration, index(b, i), Value(),
+      Value stage = index(b, i);
+      issue(b, iteration, stage, Value(),
             arith::AndIOp::create(b, loc, isLeader, valid));
     }
   }

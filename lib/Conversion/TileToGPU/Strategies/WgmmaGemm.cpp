@@ -216,19 +216,19 @@ Value WgmmaLowering::baseDescriptor(const DescriptorOperand &operand,
                               k.constant(b, loc, operand.elementBytes)));
   // This warpgroup's rows along M/N: whole panels (MN-major) or rows of
   // the panel (K-major).
-  Value rows = operand.mnMajor
-                   ? arith::MulIOp::create(
-                         b, loc,
-                         arith::DivUIOp::create(
-                             b, loc, mnBase,
-                             k.constant(b, loc, operand.panelElements)),
-                         k.constant(b, loc, operand.panelBytes))
-                   : arith::MulIOp::create(b, loc, mnBase,
-                                           k.constant(b, loc, operand.mode));
+  Value rows;
+  if (operand.mnMajor) {
+    Value panels = arith::DivUIOp::create(
+        b, loc, mnBase, k.constant(b, loc, operand.panelElements));
+    rows = arith::MulIOp::create(b, loc, panels,
+                                 k.constant(b, loc, operand.panelBytes));
+  } else {
+    rows =
+        arith::MulIOp::create(b, loc, mnBase, k.constant(b, loc, operand.mode));
+  }
   address = arith::AddIOp::create(b, loc, address, rows);
-  Value start = arith::ShRUIOp::create(
-      b, loc,
-      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address), i64(4));
+  Value start = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  start = arith::ShRUIOp::create(b, loc, start, i64(4));
   start = arith::AndIOp::create(b, loc, start, i64(0x3fff));
   return arith::OrIOp::create(b, loc, start,
                               i64(static_cast<int64_t>(operand.fixedBits)));
