@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -35,6 +36,7 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
 void mlir::tile::registerTileDialects(DialectRegistry &registry) {
@@ -43,7 +45,8 @@ void mlir::tile::registerTileDialects(DialectRegistry &registry) {
                   cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
                   index::IndexDialect, LLVM::LLVMDialect, math::MathDialect,
                   memref::MemRefDialect, nvgpu::NVGPUDialect,
-                  NVVM::NVVMDialect, ROCDL::ROCDLDialect, scf::SCFDialect,
+                  NVVM::NVVMDialect, omp::OpenMPDialect, ROCDL::ROCDLDialect,
+                  scf::SCFDialect,
                   ub::UBDialect, vector::VectorDialect>();
   registerAllExtensions(registry);
   registerLayoutInferenceModels(registry);
@@ -54,6 +57,7 @@ void mlir::tile::registerTileDialects(DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
   gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
   registerNVVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
   registerROCDLDialectTranslation(registry);
 }
 

@@ -4,7 +4,8 @@
 # Installs every system package the project needs on Debian 12 (bookworm):
 # LLVM/MLIR 22, the dev libraries their CMake packages link against, the build
 # tools, and numpy for the test suite's reference computations. Idempotent:
-# packages that are already present are skipped.
+# packages that are already present are skipped. Without a CUDA toolkit,
+# ptxas and libdevice come from NVIDIA's wheels (install-cuda-wheels.sh).
 #
 #===-----------------------------------------------------------------------===#
 set -euo pipefail
@@ -15,8 +16,11 @@ PACKAGES=(
   "llvm-${LLVM_VERSION}-dev" "libmlir-${LLVM_VERSION}-dev"
   "mlir-${LLVM_VERSION}-tools" "llvm-${LLVM_VERSION}-tools"
   "clang-${LLVM_VERSION}" "lld-${LLVM_VERSION}"
-  # Sanitizer and libFuzzer runtimes (scripts/sanitize.sh, scripts/fuzz.sh).
+  # compiler-rt's builtins, which the JIT binds host code to (and the
+  # sanitizer and libFuzzer runtimes of scripts/sanitize.sh, fuzz.sh).
   "libclang-rt-${LLVM_VERSION}-dev"
+  # LLVM's OpenMP runtime: CPU kernels run their blocks on all cores.
+  "libomp-${LLVM_VERSION}-dev"
   libzstd-dev zlib1g-dev libz3-dev libedit-dev libxml2-dev libffi-dev
   libncurses-dev libgtest-dev
   # HIP's headers: the ROCm runtime (lib/Runtime/ROCm) is built and
@@ -50,3 +54,5 @@ fi
 
 # nanobind, the Python extension's binding library (from PyPI).
 "$(dirname "${BASH_SOURCE[0]}")/install-python-deps.sh"
+# ptxas and libdevice from NVIDIA's wheels where no CUDA toolkit is found.
+"$(dirname "${BASH_SOURCE[0]}")/install-cuda-wheels.sh"

@@ -40,3 +40,31 @@ if ptxas:
 config.substitutions.append(
     ("%extract-ptx", sys.executable + " " +
      os.path.join(config.tile_src_root, "test", "NVVM", "extract-ptx.py")))
+
+# The CPU the JIT compiles host code for (lib/JIT/HostMachine.h): check-tile
+# runs test/Execution a second time for a baseline x86-64
+# (--param tile_cpu=x86-64), so that code calling compiler-rt's builtins
+# (f16 conversions without F16C) is exercised on any host.
+# Tests that act as another user (chown, setpriv) need root.
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    config.available_features.add("root")
+
+import platform
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86-64-host")
+tile_cpu = lit_config.params.get("tile_cpu")
+if tile_cpu:
+    config.environment["TILE_CPU"] = tile_cpu
+    config.name += " (cpu " + tile_cpu + ")"
+
+# A machine without a CUDA toolkit, simulated in a mount namespace
+# (scripts/without-cuda.sh), where tile finds ptxas and libdevice in
+# NVIDIA's wheels (scripts/install-cuda-wheels.sh installs them there).
+without_cuda = os.path.join(config.tile_src_root, "scripts", "without-cuda.sh")
+wheel_toolkit = os.path.join(config.tile_src_root, ".cache", "cuda", "nvidia", "cu13")
+import subprocess
+if (os.path.isfile(os.path.join(wheel_toolkit, "nvvm", "libdevice", "libdevice.10.bc"))
+        and subprocess.run([without_cuda, "--check"]).returncode == 0):
+    config.available_features.add("without-cuda")
+    config.substitutions.append(("%without-cuda", without_cuda))
+    config.substitutions.append(("%cuda-wheel-toolkit", wheel_toolkit))

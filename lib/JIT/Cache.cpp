@@ -136,6 +136,45 @@ std::string DiskCache::getEntryDirectory(StringRef key) const {
   return std::string(dir);
 }
 
+/// Why `path` may not be trusted (it is not this user's, or group or others
+/// may write it), or nothing when it may; `directory` whether it must be one.
+static std::optional<std::string> untrusted(StringRef path, bool directory) {
+  struct stat status;
+  if (::lstat(path.str().c_str(), &status) != 0)
+    return path.str() + " cannot be read (" +
+           std::error_code(errno, std::generic_category()).message() + ")";
+  if (directory ? !S_ISDIR(status.st_mode) : !S_ISREG(status.st_mode))
+    return path.str() + " is not a " +
+           (directory ? "directory" : "regular file");
+  if (status.st_uid != ::geteuid())
+    return path.str() + " is owned by uid " + std::to_string(status.st_uid) +
+           ", not by this user (uid " + std::to_string(::geteuid()) + ")";
+  if (status.st_mode & (S_IWGRP | S_IWOTH))
+    return path.str() + " is writable by " +
+           ((status.st_mode & S_IWOTH) ? "others" : "its group");
+  return std::nullopt;
+}
+
+LogicalResult DiskCache::checkTrusted(std::string *why) const {
+  if (std::error_code ec =
+          fs::create_directories(directory, /*IgnoreExisting=*/true,
+                                 fs::owner_all)) {
+    if (why)
+      *why = "cannot create " + directory + ": " + ec.message();
+    return failure();
+  }
+  // The directory itself, followed if it is a link (a cache elsewhere).
+  SmallString<256> real;
+  if (fs::real_path(directory, real))
+    real = directory;
+  if (std::optional<std::string> reason = untrusted(real, /*directory=*/true)) {
+    if (why)
+      *why = std::move(*reason);
+    return failure();
+  }
+  return success();
+}
+
 static std::optional<std::string> readFile(StringRef file) {
   auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
@@ -158,8 +197,11 @@ static LogicalResult writeFile(StringRef file, StringRef data,
                std::to_string(limit.rlim_cur);
     return failure();
   }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(file, ec, fs::OF_None);
+  // Readable and writable by this user only.
+  int fd = -1;
+  std::error_code ec = fs::openFileForWrite(file, fd, fs::CD_CreateAlways,
+                                            fs::OF_None, 0600);
+  llvm::raw_fd_ostream os(ec ? -1 : fd, /*shouldClose=*/!ec);
   if (!ec) {
     os << data;
     os.close();
@@ -180,7 +222,7 @@ static LogicalResult discard(StringRef root, StringRef dir) {
   static std::atomic<unsigned> counter{0};
   SmallString<256> trash(root);
   path::append(trash, kTrashDir);
-  (void)fs::create_directories(trash);
+  (void)fs::create_directories(trash, /*IgnoreExisting=*/true, fs::owner_all);
   path::append(trash, path::filename(dir) + "." +
                           Twine(llvm::sys::Process::getProcessId()) + "." +
                           Twine(counter++));
@@ -204,8 +246,16 @@ std::optional<CacheEntry> DiskCache::load(StringRef key, std::string *why) {
     (void)discard(directory, dir);
     return std::nullopt;
   };
+  // Code from an entry runs in this process: it must be this user's alone,
+  // as the cache directory is (checkTrusted).
+  if (std::optional<std::string> reason = untrusted(dir, /*directory=*/true))
+    return reject(*reason);
   SmallString<256> metaPath(dir);
   path::append(metaPath, kMetaFile);
+  if (!fs::exists(metaPath))
+    return reject("meta.json is missing");
+  if (std::optional<std::string> reason = untrusted(metaPath, false))
+    return reject(*reason);
   std::optional<std::string> metaText = readFile(metaPath);
   if (!metaText)
     return reject("meta.json is missing");
@@ -231,6 +281,10 @@ std::optional<CacheEntry> DiskCache::load(StringRef key, std::string *why) {
       continue;
     SmallString<256> file(dir);
     path::append(file, name);
+    if (!fs::exists(file))
+      return reject(Twine(name) + " is missing");
+    if (std::optional<std::string> reason = untrusted(file, false))
+      return reject(*reason);
     std::optional<std::string> data = readFile(file);
     if (!data)
       return reject(Twine(name) + " is missing");
@@ -273,7 +327,8 @@ LogicalResult DiskCache::store(StringRef key, const CacheEntry &entry,
   path::append(staging, kStagingDir,
                key + "." + Twine(llvm::sys::Process::getProcessId()) + "." +
                    Twine(counter++));
-  if (std::error_code ec = fs::create_directories(staging)) {
+  if (std::error_code ec = fs::create_directories(
+          staging, /*IgnoreExisting=*/true, fs::owner_all)) {
     if (error)
       *error = "cannot create " + std::string(staging) + ": " + ec.message();
     return failure();
@@ -308,7 +363,9 @@ LogicalResult DiskCache::store(StringRef key, const CacheEntry &entry,
   // meta.json last: an entry is complete once it exists.
   if (failed(writeFile(metaPath, metaText, error)))
     return fail();
-  if (std::error_code ec = fs::create_directories(path::parent_path(finalDir))) {
+  if (std::error_code ec = fs::create_directories(
+          path::parent_path(finalDir), /*IgnoreExisting=*/true,
+          fs::owner_all)) {
     if (error)
       *error = "cannot create " + finalDir + ": " + ec.message();
     return fail();

@@ -8,6 +8,7 @@
 
 #include "tile/Config/BuildId.h"
 #include "tile/InitTile.h"
+#include "tile/JIT/HostMachine.h"
 #include "tile/JIT/Toolchain.h"
 #include "tile/Pipelines/Pipelines.h"
 
@@ -17,6 +18,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -107,6 +109,19 @@ void takeStructors(llvm::Module &module, StringRef variable,
     names.push_back(function->getName().str());
   }
   list->eraseFromParent();
+}
+
+/// Says once per process and directory that a disk cache is not used.
+void warnUntrustedCache(StringRef directory, StringRef why) {
+  static std::mutex mutex;
+  static llvm::StringSet<> warned;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!warned.insert(directory).second)
+    return;
+  llvm::errs() << "tile: warning: not using the disk cache in " << directory
+               << ": " << why
+               << " (tile runs code from its cache, so only a directory of "
+                  "this user's, writable by no one else, is used)\n";
 }
 
 llvm::orc::SymbolMap makeSymbolMap(llvm::orc::MangleAndInterner &interner,
@@ -216,8 +231,23 @@ Compiler::Compiler(CompileOptions options, SymbolMap runtimeSymbols)
     : options(std::move(options)), runtimeSymbols(std::move(runtimeSymbols)) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  if (!this->options.cacheDir.empty())
+  const auto &builtins = getHostBuiltins();
+  this->runtimeSymbols.insert(this->runtimeSymbols.end(), builtins.begin(),
+                              builtins.end());
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> machine =
+      getHostMachineBuilder(resolveHostCpu(this->options.cpu));
+  if (machine)
+    hostMachine = std::move(*machine);
+  else
+    hostMachineError = llvm::toString(machine.takeError());
+  if (!this->options.cacheDir.empty()) {
     diskCache = std::make_unique<DiskCache>(this->options.cacheDir);
+    std::string why;
+    if (failed(diskCache->checkTrusted(&why))) {
+      warnUntrustedCache(this->options.cacheDir, why);
+      diskCache.reset();
+    }
+  }
 }
 
 Compiler::~Compiler() = default;
@@ -230,7 +260,9 @@ std::string Compiler::getKey(ModuleOp module) {
   os << "\ntarget=" << stringifyTarget(options.target)
      << "\nchip=" << options.chip << "\nopt=" << options.optLevel
      << "\ntile=" << TILE_VERSION << " build=" << TILE_BUILD_ID
-     << "\nllvm=" << LLVM_VERSION_STRING;
+     << "\nllvm=" << LLVM_VERSION_STRING << "\nhost="
+     << (hostMachine ? describeHostMachine(*hostMachine) : hostMachineError)
+     << "\nopenmp=" << usesOpenMP(options);
   if (options.target == Target::CUDA)
     os << "\nptxas=" << getPtxasVersion();
   return sha256Hex(text);
@@ -315,13 +347,13 @@ Compiler::compileAndLoad(ModuleOp module, CacheEntry *entry,
   registerTileDialects(registry);
   context->appendDialectRegistry(registry);
 
-  // The host's own target machine: the optimizer needs its cost model to
-  // vectorize, the code generator its features (FMA, F16C, AVX...).
-  llvm::Expected<llvm::orc::JITTargetMachineBuilder> machineBuilder =
-      llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return module.emitError("cannot describe the host: ")
-           << llvm::toString(machineBuilder.takeError());
+  // The host CPU's target machine (HostMachine.h): the optimizer needs its
+  // cost model to vectorize, the code generator its features (FMA, F16C,
+  // AVX...).
+  if (!hostMachine)
+    return module.emitError("cannot compile for the host CPU: ") << hostMachineError;
+  std::optional<llvm::orc::JITTargetMachineBuilder> machineBuilder =
+      *hostMachine;
   machineBuilder->setCodeGenOptLevel(
       options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
       : options.optLevel == 0 ? llvm::CodeGenOptLevel::None
@@ -350,6 +382,10 @@ Compiler::compileAndLoad(ModuleOp module, CacheEntry *entry,
   engineOptions.enableObjectDump = entry != nullptr;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
+  SmallVector<StringRef> libraries;
+  if (usesOpenMP(options))
+    libraries.push_back(getOpenMPRuntime());
+  engineOptions.sharedLibPaths = libraries;
 
   {
     StageTimer timer(report, "LLVM code generation");
@@ -407,6 +443,15 @@ Compiler::load(const CacheEntry &entry, std::string *error) {
     return failure();
   }
   main.addGenerator(std::move(*process));
+  if (usesOpenMP(options)) {
+    auto openmp = llvm::orc::DynamicLibrarySearchGenerator::Load(
+        getOpenMPRuntime().c_str(), layout.getGlobalPrefix());
+    if (!openmp) {
+      *error = llvm::toString(openmp.takeError());
+      return failure();
+    }
+    main.addGenerator(std::move(*openmp));
+  }
   llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(), layout);
   if (llvm::Error e =
           main.define(llvm::orc::absoluteSymbols(

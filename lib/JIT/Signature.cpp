@@ -7,6 +7,9 @@
 #include "tile/JIT/Signature.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -19,6 +22,38 @@ std::string mlir::tile::jit::formatShape(ArrayRef<int64_t> shape) {
   for (auto [i, d] : llvm::enumerate(shape))
     s += (i ? "x" : "") + std::to_string(d);
   return s;
+}
+
+/// Whether an op may write `memref` or a view of it: one that declares a
+/// write (or free) of it, or one whose effects are unknown (a call, say).
+static bool mayWrite(Value memref) {
+  llvm::SetVector<Value> views;
+  views.insert(memref);
+  for (unsigned i = 0; i < views.size(); ++i) {
+    Value value = views[i];
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value) {
+        for (Value result : user->getResults())
+          views.insert(result);
+        continue;
+      }
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      if (!effects) {
+        if (user->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+          continue; // its nested ops are this walk's own uses
+        return true;
+      }
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffectsOnValue(value, instances);
+      for (const MemoryEffects::EffectInstance &instance : instances)
+        if (isa<MemoryEffects::Write, MemoryEffects::Free>(
+                instance.getEffect()))
+          return true;
+    }
+  }
+  return false;
 }
 
 std::string Signature::describeArgument(unsigned index) const {
@@ -62,6 +97,8 @@ FailureOr<Signature> Signature::get(FunctionOpInterface function,
         return failure();
       }
       elementType = memref.getElementType();
+      if (!function.isExternal())
+        parameter.written = mayWrite(function.getArgument(index));
     } else if (!type.isIntOrIndexOrFloat()) {
       error = where() + "this type cannot be passed";
       return failure();

@@ -6,12 +6,16 @@
 
 #include "tile/JIT/Toolchain.h"
 
+#include "tile/Config/BuildId.h"
+#include "tile/JIT/HostMachine.h"
 #include "tile/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -20,9 +24,12 @@ using namespace mlir::tile::jit;
 LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
                                              const CompileOptions &options) {
   switch (options.target) {
-  case Target::CPU:
-    buildTileToCPUPipeline(pm);
+  case Target::CPU: {
+    TileToCPUPipelineOptions cpu;
+    cpu.openmp = usesOpenMP(options);
+    buildTileToCPUPipeline(pm, cpu);
     return success();
+  }
   case Target::CUDA: {
     TileToNVVMPipelineOptions nvvm;
     nvvm.chip = options.chip;
@@ -41,6 +48,11 @@ LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
   return failure();
 }
 
+bool mlir::tile::jit::usesOpenMP(const CompileOptions &options) {
+  return options.target == Target::CPU && options.cpuParallel &&
+         !getOpenMPRuntime().empty();
+}
+
 std::string mlir::tile::jit::extractDeviceBinary(ModuleOp module) {
   std::string bytes;
   module.walk([&](gpu::BinaryOp binary) {
@@ -52,34 +64,50 @@ std::string mlir::tile::jit::extractDeviceBinary(ModuleOp module) {
 }
 
 static std::string findPtxasVersion() {
-  // The ptxas gpu-module-to-binary runs: the toolkit's, else the one on
-  // $PATH.
-  SmallVector<std::string> candidates;
-  if (!getCudaToolkitPath().empty())
-    candidates.push_back((getCudaToolkitPath() + "/bin/ptxas").str());
-  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
-    candidates.push_back(*onPath);
-  for (const std::string &ptxas : candidates) {
-    if (!llvm::sys::fs::can_execute(ptxas))
-      continue;
-    SmallString<128> output;
-    if (llvm::sys::fs::createTemporaryFile("tile-ptxas", "txt", output))
-      continue;
-    std::optional<StringRef> redirects[] = {std::nullopt, StringRef(output),
-                                            std::nullopt};
-    int rc = llvm::sys::ExecuteAndWait(ptxas, {ptxas, "--version"},
-                                       std::nullopt, redirects);
-    auto text = llvm::MemoryBuffer::getFile(output);
-    llvm::sys::fs::remove(output);
-    if (rc != 0 || !text)
-      continue;
-    StringRef version = (*text)->getBuffer().trim();
-    return version.substr(version.rfind('\n') + 1).str();
-  }
-  return "none";
+  // The ptxas gpu-module-to-binary runs.
+  std::string ptxas = findPtxas(getCudaToolkitPath());
+  if (ptxas.empty())
+    return "none";
+  SmallString<128> output;
+  if (llvm::sys::fs::createTemporaryFile("tile-ptxas", "txt", output))
+    return "unknown";
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(output),
+                                          std::nullopt};
+  int rc = llvm::sys::ExecuteAndWait(ptxas, {ptxas, "--version"}, std::nullopt,
+                                     redirects);
+  auto text = llvm::MemoryBuffer::getFile(output);
+  llvm::sys::fs::remove(output);
+  if (rc != 0 || !text)
+    return "unknown";
+  StringRef version = (*text)->getBuffer().trim();
+  return version.substr(version.rfind('\n') + 1).str();
 }
 
 const std::string &mlir::tile::jit::getPtxasVersion() {
   static const std::string version = findPtxasVersion();
   return version;
+}
+
+void mlir::tile::jit::printToolchain(llvm::raw_ostream &os, StringRef cpu) {
+  os << "tile " << TILE_VERSION << " (build " << TILE_BUILD_ID << "), LLVM "
+     << LLVM_VERSION_STRING << "\n";
+  std::string resolved = resolveHostCpu(cpu);
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> host =
+      getHostMachineBuilder(resolved);
+  os << "host CPU: " << resolved;
+  if (host)
+    os << " (" << host->getCPU() << ", " << host->getTargetTriple().str()
+       << ")\n";
+  else
+    os << ": " << llvm::toString(host.takeError()) << "\n";
+  const std::string &openmp = getOpenMPRuntime();
+  os << "CPU threads: " << getCpuThreadCount() << " ("
+     << (openmp.empty() ? "no OpenMP runtime: one loop" : openmp) << ")\n";
+  StringRef cuda = getCudaToolkitPath();
+  os << "CUDA toolkit: " << (cuda.empty() ? "none found" : cuda)
+     << " (ptxas: " << getPtxasVersion() << "; libdevice: ";
+  std::string libdevice = getLibdevicePath(cuda);
+  os << (!cuda.empty() && llvm::sys::fs::exists(libdevice) ? libdevice
+                                                            : "none")
+     << ")\n";
 }

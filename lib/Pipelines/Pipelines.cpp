@@ -24,10 +24,10 @@ void mlir::tile::addFloat8Expansion(OpPassManager &pm) {
 }
 
 void mlir::tile::registerTilePipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<TileToCPUPipelineOptions>(
       "tile-to-cpu",
       "Lower tile kernels to host loops and then to the LLVM dialect",
-      [](OpPassManager &pm) { buildTileToCPUPipeline(pm); });
+      buildTileToCPUPipeline);
   PassPipelineRegistration<TileToNVVMPipelineOptions>(
       "tile-to-nvvm",
       "Lower tile kernels to NVVM, serialize them, and lower the host side "

@@ -17,12 +17,15 @@
 
 using namespace mlir;
 
-void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
+void mlir::tile::buildTileToCPUPipeline(
+    OpPassManager &pm, const TileToCPUPipelineOptions &options) {
   TileAttachTargetOptions target;
   target.chip = "host";
   pm.addPass(createTileAttachTarget(target));
   pm.addPass(createTileSpecializeKernels());
-  pm.addPass(createConvertTileToCPU());
+  ConvertTileToCPUOptions cpu;
+  cpu.openmp = options.openmp;
+  pm.addPass(createConvertTileToCPU(cpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLoopInvariantCodeMotionPass());
@@ -37,6 +40,7 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

@@ -33,6 +33,15 @@
 
 using namespace mlir;
 
+static bool hasLibdevice(StringRef toolkit) {
+  return !toolkit.empty() && llvm::sys::fs::exists(tile::getLibdevicePath(toolkit));
+}
+
+static bool hasPtxas(StringRef toolkit) {
+  return !toolkit.empty() &&
+         llvm::sys::fs::can_execute(toolkit + "/bin/ptxas");
+}
+
 static std::string findCudaToolkit() {
   SmallVector<std::string> candidates;
   for (const char *env : {"CUDA_HOME", "CUDA_PATH"})
@@ -43,14 +52,35 @@ static std::string findCudaToolkit() {
         llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
             .str());
   candidates.push_back("/usr/local/cuda");
-  for (const std::string &dir : candidates) {
-    if (dir.empty())
-      continue;
-    if (llvm::sys::fs::exists(dir + "/nvvm/libdevice/libdevice.10.bc") ||
-        llvm::sys::fs::can_execute(dir + "/bin/ptxas"))
+  // NVIDIA's wheels (nvidia-cuda-nvcc: ptxas; nvidia-nvvm: libdevice): where
+  // the Python package found them ($TILE_CUDA_WHEEL_TOOLKIT), and where the
+  // build installed them (scripts/install-cuda-wheels.sh).
+  if (std::optional<std::string> dir =
+          llvm::sys::Process::GetEnv("TILE_CUDA_WHEEL_TOOLKIT"))
+    candidates.push_back(*dir);
+#ifdef TILE_CUDA_WHEEL_TOOLKIT
+  candidates.push_back(TILE_CUDA_WHEEL_TOOLKIT);
+#endif
+  // The first with both libdevice and ptxas, else the first with either.
+  for (const std::string &dir : candidates)
+    if (hasLibdevice(dir) && hasPtxas(dir))
       return dir;
-  }
+  for (const std::string &dir : candidates)
+    if (hasLibdevice(dir) || hasPtxas(dir))
+      return dir;
   return "";
+}
+
+std::string mlir::tile::findPtxas(StringRef toolkit) {
+  if (hasPtxas(toolkit))
+    return (toolkit + "/bin/ptxas").str();
+  if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName("ptxas"))
+    return *onPath;
+  return "";
+}
+
+std::string mlir::tile::getLibdevicePath(StringRef toolkit) {
+  return (toolkit + "/nvvm/libdevice/libdevice.10.bc").str();
 }
 
 StringRef mlir::tile::getCudaToolkitPath() {
@@ -106,9 +136,19 @@ void mlir::tile::buildTileToNVVMPipeline(
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
-  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
+  std::string toolkit = options.toolkit.empty() ? getCudaToolkitPath().str()
+                                               : std::string(options.toolkit);
   pm.addNestedPass<gpu::GPUModuleOp>(tile::createConvertMathToNVVMIntrinsics());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  // What needs a part of the toolkit that is missing is an error, at the op
+  // that needs it (locations are stripped only after this check).
+  tile::CheckNVVMToolkitOptions needs;
+  if (hasLibdevice(toolkit))
+    needs.libdevice = getLibdevicePath(toolkit);
+  needs.ptxas = findPtxas(toolkit);
+  needs.format = options.format;
+  pm.addNestedPass<gpu::GPUModuleOp>(tile::createCheckNVVMToolkit(needs));
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   pm.addNestedPass<gpu::GPUModuleOp>(tile::createExternDynamicSharedMemory());
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
@@ -118,9 +158,7 @@ void mlir::tile::buildTileToNVVMPipeline(
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
-  binary.toolkitPath = options.toolkit.empty()
-                           ? getCudaToolkitPath().str()
-                           : std::string(options.toolkit);
+  binary.toolkitPath = toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());

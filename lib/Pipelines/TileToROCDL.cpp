@@ -100,7 +100,6 @@ void mlir::tile::buildTileToROCDLPipeline(
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
-  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
   amdgpu.chipset = options.chip;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertAMDGPUToROCDLPass(amdgpu));
@@ -113,6 +112,8 @@ void mlir::tile::buildTileToROCDLPipeline(
   rocdl.runtime = gpu::amd::Runtime::HIP;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToROCDLOps(rocdl));
   pm.addNestedPass<gpu::GPUModuleOp>(tile::createCheckROCDLLibraryCalls());
+  // Locations are stripped after the check, so that its errors name the op.
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 using namespace mlir::tile::python;
 namespace jit = mlir::tile::jit;
@@ -343,8 +344,79 @@ const DLPackExchangeAPI *torchExchange = nullptr;
 struct ArrayView {
   DLTensor tensor;
   PyObject *capsule = nullptr;
-  ~ArrayView() { Py_XDECREF(capsule); }
+  /// A read-only array, described through the buffer protocol (DLPack
+  /// before 1.0 cannot say "read-only", so NumPy refuses to export one).
+  Py_buffer buffer{};
+  bool hasBuffer = false;
+  std::vector<int64_t> shape, strides;
+  bool readOnly = false;
+  ~ArrayView() {
+    Py_XDECREF(capsule);
+    if (hasBuffer)
+      PyBuffer_Release(&buffer);
+  }
 };
+
+/// The DLPack type of a buffer-protocol format ("e", "<f", "=i", ...), or
+/// false for one DLPack has no code for.
+bool dtypeOfFormat(const char *format, Py_ssize_t itemsize, DLDataType &type) {
+  std::string f = format ? format : "B";
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@' || f[0] == '!' ||
+                     f[0] == '>'))
+    f = f.substr(1);
+  if (f.size() != 1)
+    return false;
+  type.lanes = 1;
+  type.bits = uint8_t(itemsize * 8);
+  switch (f[0]) {
+  case 'e': case 'f': case 'd':
+    type.code = kDLFloat;
+    return true;
+  case 'b': case 'h': case 'i': case 'l': case 'q':
+    type.code = kDLInt;
+    return true;
+  case 'B': case 'H': case 'I': case 'L': case 'Q':
+    type.code = kDLUInt;
+    return true;
+  case '?':
+    type.code = kDLBool;
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Describes a read-only buffer-protocol array (a NumPy array with
+/// writeable=False) in `view`; false, with no error set, when `object` is
+/// not one.
+bool getReadOnlyBuffer(PyObject *object, ArrayView &view) {
+  if (!PyObject_CheckBuffer(object) ||
+      PyObject_GetBuffer(object, &view.buffer, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  view.hasBuffer = true;
+  if (!view.buffer.readonly ||
+      !dtypeOfFormat(view.buffer.format, view.buffer.itemsize,
+                     view.tensor.dtype))
+    return false;
+  int ndim = view.buffer.ndim;
+  view.shape.assign(view.buffer.shape, view.buffer.shape + ndim);
+  view.strides.resize(ndim);
+  for (int d = 0; d < ndim; ++d) {
+    if (view.buffer.strides[d] % view.buffer.itemsize != 0)
+      return false;
+    view.strides[d] = view.buffer.strides[d] / view.buffer.itemsize;
+  }
+  view.tensor.data = view.buffer.buf;
+  view.tensor.device = {kDLCPU, 0};
+  view.tensor.ndim = ndim;
+  view.tensor.shape = view.shape.data();
+  view.tensor.strides = view.strides.data();
+  view.tensor.byteOffset = 0;
+  view.readOnly = true;
+  return true;
+}
 
 /// Describes an array argument in `view`; false with a TypeError naming the
 /// argument when it is not one.
@@ -359,6 +431,11 @@ bool getArray(const Param &param, size_t index, PyObject *object,
     capsule = PyObject_CallOneArg(torchToDlpack, object);
   } else if (PyObject_HasAttrString(object, "__dlpack__")) {
     capsule = PyObject_CallMethod(object, "__dlpack__", nullptr);
+    // NumPy refuses to export a read-only array through DLPack.
+    if (!capsule && getReadOnlyBuffer(object, view)) {
+      PyErr_Clear();
+      return true;
+    }
   }
   if (capsule) {
     auto *managed = static_cast<DLManagedTensor *>(
@@ -572,6 +649,11 @@ bool mlir::tile::python::packArguments(const std::vector<Param> &params,
     if (!getArray(param, i, args[i], view))
       return false;
     const DLTensor &t = view.tensor;
+    if (view.readOnly && param.written)
+      return fail(PyExc_ValueError,
+                  argName(param, i) +
+                      " is read-only (a NumPy array with writeable=False), "
+                      "but the kernel writes it");
 
     if (!onDevice(device, t.device.deviceType))
       return fail(PyExc_ValueError,

@@ -59,6 +59,9 @@ struct Param {
   std::vector<Extent> sizes, strides;
   /// T.ptr + T.match_buffer: the array's own shape is not checked.
   bool isPointer = false;
+  /// The kernel may write the array (the compiled signature's
+  /// jit::Parameter::written): a read-only array is refused.
+  bool written = true;
 };
 
 /// The JIT library's element type of a frontend dtype.

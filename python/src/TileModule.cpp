@@ -388,6 +388,9 @@ public:
                                " parameters, the compiled function has " +
                                std::to_string(
                                    kernel->getSignature().parameters.size()));
+    for (auto [param, compiled] : llvm::zip(this->params,
+                                            kernel->getSignature().parameters))
+      param.written = compiled.written;
     packed.emplace(kernel->makeArguments());
   }
 

@@ -306,3 +306,66 @@ print("kernels:", len(sys.modules["tile.jit"]._kernels))
     assert "kernels: 1" in out.stdout
     assert "native left: 0" in out.stdout, out.stdout
     assert "leaked" not in out.stderr
+
+
+@pytest.mark.skipif(TARGET != "cpu", reason="NumPy arrays are CPU arrays")
+def test_read_only_numpy_arrays_are_inputs_not_outputs():
+    """NumPy will not export a read-only array through DLPack before 1.0;
+    tile reads it through the buffer protocol instead, in place. An array
+    the kernel writes must be writable: a read-only one is a ValueError
+    naming it."""
+
+    @tile.jit(target="cpu")
+    def double(X: T.Tensor[[5, 7], T.float32], Y: T.Tensor[[5, 7], T.float32]):
+        with T.Kernel(1, threads=32) as bx:
+            f = T.alloc_fragment((5, 7), T.float32)
+            T.copy(X[0, 0], f)
+            for i, j in T.Parallel(5, 7):
+                f[i, j] = f[i, j] * 2
+            T.copy(f, Y[0, 0])
+
+    x = np.arange(35, dtype=np.float32).reshape(5, 7)
+    x.setflags(write=False)
+    y = np.zeros((5, 7), np.float32)
+    double(x, y)
+    np.testing.assert_array_equal(y, 2 * np.arange(35, dtype=np.float32).reshape(5, 7))
+    # A read-only view with strides of its own: read where it lies.
+    big = np.arange(70, dtype=np.float32).reshape(5, 14)
+    view = big[:, ::2]
+    view.setflags(write=False)
+    with pytest.raises(ValueError, match="strides"):
+        double(view, y)
+    y.setflags(write=False)
+    with pytest.raises(ValueError, match=r"argument 'Y' \(#1\) is read-only "
+                       r"\(a NumPy array with writeable=False\), but the "
+                       r"kernel writes it"):
+        double(x, y)
+
+
+@pytest.mark.skipif(TARGET != "cpu", reason="the CPU target's grid")
+def test_cpu_kernels_past_two_to_the_31_elements_and_100000_blocks():
+    """A uint8 tensor of 2.2e9 elements (> 2^31) doubled through 64 x 256
+    fragments: 134,400 blocks, each with 16 KiB of fragment. Buffers are a
+    worker's, made once, so the stack does not grow with the grid (it grew
+    by every block's buffers, and overflowed past a few hundred blocks);
+    indices are 64-bit."""
+    m, n = 33_600, 65_536
+    assert m * n > 2**31 and (m // 64) * (n // 256) >= 100_000
+
+    @tile.jit(target="cpu")
+    def double(X: T.Tensor[[m, n], T.uint8]):
+        Y = T.empty((m, n), T.uint8)
+        with T.Kernel(T.ceildiv(n, 256), T.ceildiv(m, 64), threads=128) as (bx, by):
+            f = T.alloc_fragment((64, 256), T.uint8)
+            T.copy(X[by * 64, bx * 256], f)
+            for i, j in T.Parallel(64, 256):
+                f[i, j] = f[i, j] * 2
+            T.copy(f, Y[by * 64, bx * 256])
+        return Y
+
+    x = np.empty((m, n), np.uint8)
+    x[:] = np.arange(n, dtype=np.uint8)          # every byte value, per row
+    x[:, 0] = np.arange(m, dtype=np.int64) % 251  # rows told apart
+    y = double(x)
+    expected = x * np.uint8(2)
+    assert np.array_equal(y, expected)

@@ -26,6 +26,31 @@ from ._ext import ext
 from .errors import TileError
 
 _TRUE = ("1", "true", "yes", "on")
+
+
+def _find_cuda_wheels():
+    """NVIDIA's wheels the package depends on, nvidia-cuda-nvcc (ptxas) and
+    nvidia-nvvm (libdevice): their toolkit directory ``nvidia/cu13``, told
+    to the compiler through ``TILE_CUDA_WHEEL_TOOLKIT``, which it searches
+    after ``$CUDA_HOME``, ``$CUDA_PATH``, ptxas on ``$PATH`` and
+    ``/usr/local/cuda`` (docs/pipeline.md). Nothing is imported."""
+    if os.environ.get("TILE_CUDA_WHEEL_TOOLKIT"):
+        return
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        toolkit = os.path.join(root, "cu13")
+        if os.path.isfile(os.path.join(toolkit, "bin", "ptxas")) or \
+                os.path.isfile(os.path.join(toolkit, "nvvm", "libdevice",
+                                            "libdevice.10.bc")):
+            os.environ["TILE_CUDA_WHEEL_TOOLKIT"] = toolkit
+            return
+
+
+_find_cuda_wheels()
 _lock = threading.Lock()
 _compilers = {}
 _cuda = None

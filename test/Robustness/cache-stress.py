@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 ARGS = ["--target=cpu", "--arg", "f32:4x4=ones", "--arg", "f32:4x4=ones",
@@ -224,24 +225,40 @@ def main():
         fail(f"evicting: {total} bytes left over a cap of {size * 5 // 2}")
     print("cap: least recently used evicted; evicting while reading: ok")
 
-    # 5. A read-only directory: hits still load, misses run uncached.
-    cache = os.path.join(workdir, "readonly")
-    check(start(tool, source, workdir, cache, 0), 0, "readonly")
-    for root, dirs, files in os.walk(cache):
-        for name in dirs + files:
-            path = os.path.join(root, name)
-            os.chmod(path, os.stat(path).st_mode & ~0o222 | 0o444 |
-                     (0o111 if name in dirs else 0))
-    os.chmod(cache, 0o555)
+    # 5. A read-only cache of this user's: hits still load, misses run
+    # uncached. Root ignores permissions, so as root the case runs as
+    # nobody, from a directory of its own outside the build tree (which may
+    # be where nobody cannot go): tile-run, the program and the cache are
+    # copied or made there.
     user = os.geteuid() == 0 and shutil.which("setpriv")
-    out = check(start(tool, source, workdir, cache, 0, user=user), 0,
-                "readonly")
-    if "disk hit" not in out:
-        fail("readonly: the entry did not load from a read-only directory")
-    check(start(tool, source, workdir, cache, 3, user=user), 3, "readonly",
-          allow_warning="the disk cache is not writable")
-    verify(cache, "readonly")
-    os.chmod(cache, 0o755)
+    # (lit's temporary directory is root's alone: /tmp is everyone's.)
+    readonly = tempfile.mkdtemp(prefix="tile-cache-readonly-",
+                                dir="/tmp" if user else None)
+    try:
+        os.chmod(readonly, 0o755)
+        tool_copy = os.path.join(readonly, "tile-run")
+        shutil.copy(tool, tool_copy)
+        os.chmod(tool_copy, 0o755)
+        if user:
+            os.chown(readonly, 65534, 65534)
+        cache = os.path.join(readonly, "cache")
+        check(start(tool_copy, source, readonly, cache, 0, user=user), 0,
+              "readonly")
+        for root, dirs, files in os.walk(cache):
+            for name in dirs + files:
+                path = os.path.join(root, name)
+                os.chmod(path, os.stat(path).st_mode & ~0o222)
+        os.chmod(cache, 0o500)
+        out = check(start(tool_copy, source, readonly, cache, 0, user=user),
+                    0, "readonly")
+        if "disk hit" not in out:
+            fail("readonly: the entry did not load from a read-only directory")
+        check(start(tool_copy, source, readonly, cache, 3, user=user), 3,
+              "readonly", allow_warning="the disk cache is not writable")
+        verify(cache, "readonly")
+        os.chmod(cache, 0o700)
+    finally:
+        shutil.rmtree(readonly, ignore_errors=True)
     print("readonly: ok")
 
     print(f"{len(failures)} failures")

@@ -21,7 +21,9 @@
 #include "tile/InitTile.h"
 #include "tile/JIT/Compiler.h"
 #include "tile/JIT/Device.h"
+#include "tile/JIT/HostMachine.h"
 #include "tile/JIT/Kernel.h"
+#include "tile/JIT/Toolchain.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -99,6 +101,16 @@ cl::opt<bool> timing("timing", cl::desc("Print the time of each stage"),
 cl::opt<unsigned> optLevel("O", cl::desc("Host LLVM optimization level (-O0 to -O3)"),
                            cl::Prefix,
                            cl::init(3), cl::cat(category));
+cl::opt<std::string> cpuName(
+    "cpu",
+    cl::desc("CPU the host code is compiled for: host (default, or "
+             "$TILE_CPU) or an LLVM CPU name such as x86-64"),
+    cl::cat(category));
+cl::opt<unsigned> cpuThreads(
+    "cpu-threads",
+    cl::desc("Threads a CPU kernel runs its blocks on (default "
+             "$TILE_CPU_THREADS, else the cores available)"),
+    cl::init(0), cl::cat(category));
 cl::opt<bool> noCache("no-cache", cl::desc("Do not use the disk cache"),
                       cl::cat(category));
 cl::opt<std::string> cacheDir("cache-dir",
@@ -179,6 +191,13 @@ int main(int argc, char **argv) {
   std::vector<const char *> args;
   for (const std::string &token : joined)
     args.push_back(token.c_str());
+  cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) {
+        // Options given before --version apply to what it prints.
+        if (cpuThreads)
+          jit::setCpuThreadCount(cpuThreads);
+        jit::printToolchain(os, cpuName);
+      });
   if (!cl::ParseCommandLineOptions(args.size(), args.data(),
                                    "tile-run: run tile programs\n",
                                    &llvm::errs()))
@@ -198,6 +217,9 @@ int main(int argc, char **argv) {
 
   jit::CompileOptions options;
   options.optLevel = optLevel;
+  options.cpu = cpuName;
+  if (cpuThreads)
+    jit::setCpuThreadCount(cpuThreads);
   if (optLevel > 3)
     return usageError("-O must be 0 to 3");
   if (!noCache)

@@ -9,22 +9,36 @@
 
 include "mlir/Pass/PassBase.td"
 
-def ConvertTileToCPU : Pass<"convert-tile-to-cpu"> {
+def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
   let summary = "lower tile kernels to loops on the host CPU";
   let description = [{
-    Rewrites every `tile.kernel` into an `scf.parallel` over its grid (block
+    Rewrites every `tile.kernel` into one loop over its grid's blocks (block
     ids rasterized as the kernel says), with the block's threads implicit:
-    `tile.fragment` and `tile.alloc_shared` become per-block
-    `memref.alloca`s (layouts do not matter on the CPU; shared memrefs lose
-    their memory space), and every tile op becomes an `scf` loop nest with
-    the GPU path's boundary semantics: a read outside a global tensor gives
-    the pad value (0 unless given), a write outside it is dropped.
-    `tile.pipelined` becomes a plain `scf.for`; `tile.atomic_add` uses
-    `memref.atomic_rmw`. Leaves no tile op behind.
+    `tile.fragment` and `tile.alloc_shared` become `memref.alloca`s made
+    once per worker before that loop and reused by each block it runs
+    (layouts do not matter on the CPU; shared memrefs lose their memory
+    space), so the stack a kernel takes does not grow with its grid. Every
+    tile op becomes an `scf` loop nest with the GPU path's boundary
+    semantics: a read outside a global tensor gives the pad value (0 unless
+    given), a write outside it is dropped. `tile.pipelined` becomes a plain
+    `scf.for`; `tile.atomic_add` uses `memref.atomic_rmw`. Leaves no tile op
+    behind.
+
+    With `openmp`, the loop over blocks is an OpenMP worksharing loop
+    (`omp.wsloop`, dynamic schedule, one block at a time) inside an
+    `omp.parallel` of `tileCpuThreadCount()` threads (a function the module
+    declares and the JIT provides), each thread with its own buffers;
+    otherwise an `scf.for` runs the blocks in order.
   }];
+  let options = [
+    Option<"openmp", "openmp", "bool", /*default=*/"false",
+           "run the grid's blocks on OpenMP threads">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::omp::OpenMPDialect",
                            "::mlir::scf::SCFDialect"];
 }
 
@@ -115,6 +129,33 @@ def ConvertMathToNVVMIntrinsics
     there).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def CheckNVVMToolkit
+    : Pass<"tile-check-nvvm-toolkit", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "refuse kernels that need a part of the CUDA toolkit that "
+                "was not found";
+  let description = [{
+    Runs after convert-gpu-to-nvvm, which lowers math ops (`math.exp`,
+    `math.sin`, `math.tanh`, ...) to calls into CUDA's libdevice
+    (`__nv_expf`, ...), and before gpu-module-to-binary. That pass links
+    libdevice from the CUDA toolkit when the toolkit has it, and otherwise
+    leaves the calls unresolved: PTX that declares `.extern .func __nv_expf`
+    and cannot load on a GPU. When `libdevice` is empty (none was found), a
+    call to a `__nv_*` function is an error at the call, naming the
+    function. When `ptxas` is empty (none was found) and `format` needs it
+    (`bin`, `fatbin`), each kernel module is an error at the kernel.
+  }];
+  let options = [
+    Option<"libdevice", "libdevice", "std::string", /*default=*/"",
+           "libdevice.10.bc that gpu-module-to-binary links, or empty when "
+           "none was found">,
+    Option<"ptxas", "ptxas", "std::string", /*default=*/"",
+           "the ptxas gpu-module-to-binary runs, or empty when none was "
+           "found">,
+    Option<"format", "format", "std::string", /*default=*/"\"isa\"",
+           "the device binary format: isa (PTX), bin or fatbin">,
+  ];
 }
 
 def ConvertMathToROCDLIntrinsics

@@ -64,9 +64,17 @@ public:
                      int64_t sizeLimit = getDefaultSizeLimit());
 
   const std::string &getDirectory() const { return directory; }
+
+  /// Whether this process may trust the cache with code it will run:
+  /// creates the directory (0700) if it is missing, then requires it to be
+  /// a directory owned by this process's user and not writable by group or
+  /// others (otherwise anyone who can write it could replace entries and
+  /// their checksums alike). `why` says why not.
+  LogicalResult checkTrusted(std::string *why) const;
   int64_t getSizeLimit() const { return sizeLimit; }
 
-  /// The entry for `key`, if one is published and every checksum verifies.
+  /// The entry for `key`, if one is published, its directory and files are
+  /// this user's and writable by no one else, and every checksum verifies.
   /// `why` says why a present entry was rejected.
   std::optional<CacheEntry> load(StringRef key, std::string *why = nullptr);
 

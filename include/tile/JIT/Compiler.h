@@ -20,11 +20,14 @@
 #include "tile/JIT/Cache.h"
 #include "tile/JIT/Signature.h"
 
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +51,13 @@ struct CompileOptions {
   std::string chip;
   /// LLVM optimization level of the host code (0-3).
   unsigned optLevel = 3;
+  /// The CPU the host code is compiled for: empty for $TILE_CPU, else this
+  /// machine's ("host"); or an LLVM CPU name such as "x86-64"
+  /// (HostMachine.h).
+  std::string cpu;
+  /// Spread a CPU kernel's blocks over threads (OpenMP), where this process
+  /// can load libomp (HostMachine.h); otherwise they run in order.
+  bool cpuParallel = true;
   /// The disk cache directory; empty: no disk cache.
   std::string cacheDir;
   /// Run the module's constructors (which load GPU binaries) once loaded;
@@ -132,7 +142,11 @@ private:
                                               std::string *error);
 
   CompileOptions options;
+  /// The runtime's symbols and compiler-rt's builtins.
   SymbolMap runtimeSymbols;
+  /// The host machine options.cpu names, or why there is none.
+  std::optional<llvm::orc::JITTargetMachineBuilder> hostMachine;
+  std::string hostMachineError;
   std::unique_ptr<DiskCache> diskCache;
   std::mutex mutex;
   llvm::StringMap<std::shared_ptr<Executable>> memory;

@@ -37,6 +37,10 @@ struct Parameter {
   int64_t offset = 0;
   /// The identity layout: the strides must be row-major whatever the sizes.
   bool rowMajor = true;
+  /// The function may write the memref (an op writes it, or an op whose
+  /// effects are unknown takes it): false only when it certainly does not,
+  /// so that a read-only array may be passed.
+  bool written = true;
   /// The type as MLIR prints it, for messages: "memref<1024x512xf16>".
   std::string typeName;
 

@@ -17,6 +17,10 @@ namespace mlir::tile::jit {
 /// embedded device binaries) for `options`' target.
 LogicalResult buildPipeline(OpPassManager &pm, const CompileOptions &options);
 
+/// Whether `options` compile CPU kernels with OpenMP (their blocks on
+/// threads): asked for, and libomp loads in this process.
+bool usesOpenMP(const CompileOptions &options);
+
 /// The bytes of every device binary embedded in a lowered module
 /// (gpu.binary objects, in order); empty on the CPU.
 std::string extractDeviceBinary(ModuleOp module);
@@ -25,6 +29,11 @@ std::string extractDeviceBinary(ModuleOp module);
 /// up once per process (the CUDA toolkit's, see getCudaToolkitPath, then
 /// the one on $PATH).
 const std::string &getPtxasVersion();
+
+/// What compiling depends on, one line each: tile's version and build id,
+/// LLVM's version, the host CPU (`cpu` as CompileOptions::cpu takes it),
+/// and the CUDA toolkit with its ptxas and libdevice.
+void printToolchain(llvm::raw_ostream &os, StringRef cpu = "");
 
 } // namespace mlir::tile::jit
 

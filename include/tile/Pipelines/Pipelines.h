@@ -44,13 +44,23 @@ struct TileToNVVMPipelineOptions
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit (libdevice, ptxas); default: "
                      "$CUDA_HOME, $CUDA_PATH, ptxas's on $PATH, "
-                     "/usr/local/cuda")};
+                     "/usr/local/cuda, NVIDIA's wheels")};
 };
 
-/// The CUDA toolkit directory: the first of $CUDA_HOME, $CUDA_PATH, the
-/// parent of the ptxas on $PATH and /usr/local/cuda that holds libdevice or
-/// ptxas; empty when none does. Looked up once per process.
+/// The CUDA toolkit directory: of $CUDA_HOME, $CUDA_PATH, the parent of the
+/// ptxas on $PATH, /usr/local/cuda, $TILE_CUDA_WHEEL_TOOLKIT (NVIDIA's
+/// wheels nvidia-cuda-nvcc and nvidia-nvvm where the Python package found
+/// them) and the wheels' directory the build installed, the first that holds
+/// both libdevice and ptxas, else the first that holds either; empty when
+/// none does. Looked up once per process.
 StringRef getCudaToolkitPath();
+
+/// libdevice in CUDA toolkit `toolkit`: nvvm/libdevice/libdevice.10.bc.
+std::string getLibdevicePath(StringRef toolkit);
+
+/// The ptxas gpu-module-to-binary runs with toolkit `toolkit`: its
+/// bin/ptxas, else the one on $PATH; empty when there is none.
+std::string findPtxas(StringRef toolkit);
 
 /// tile-to-nvvm: layout inference, tile ops to per-thread gpu/nvgpu code,
 /// then the passes of upstream's gpu-lower-to-nvvm-pipeline, which outline
@@ -106,9 +116,21 @@ void buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
 /// convert-arith-to-llvm, which has no f8 types.
 void addFloat8Expansion(OpPassManager &pm);
 
-/// tile-to-cpu: tile kernels to loops (convert-tile-to-cpu), cleaned up and
-/// lowered to the LLVM dialect, ready for the ExecutionEngine.
-void buildTileToCPUPipeline(OpPassManager &pm);
+struct TileToCPUPipelineOptions
+    : public PassPipelineOptions<TileToCPUPipelineOptions> {
+  PassOptions::Option<bool> openmp{
+      *this, "openmp",
+      llvm::cl::desc("Spread the grid's blocks over threads with OpenMP "
+                     "(the code calls libomp and tileCpuThreadCount); "
+                     "otherwise one loop runs them in order"),
+      llvm::cl::init(false)};
+};
+
+/// tile-to-cpu: tile kernels to loops (convert-tile-to-cpu, the grid a loop
+/// or an OpenMP worksharing loop), cleaned up and lowered to the LLVM
+/// dialect.
+void buildTileToCPUPipeline(OpPassManager &pm,
+                            const TileToCPUPipelineOptions &options = {});
 
 /// Registers every tile pipeline with the pass registry.
 void registerTilePipelines();

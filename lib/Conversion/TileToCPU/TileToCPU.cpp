@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Lowers tile kernels to loops on the host: the grid becomes an scf.parallel
-// over blocks, threads are implicit, fragments and shared buffers become
-// per-block memref.alloca, and every tile op becomes a loop nest with the
+// Lowers tile kernels to loops on the host: the grid becomes one loop over
+// blocks (an OpenMP worksharing loop, or an scf.for), threads are implicit,
+// fragments and shared buffers become memref.allocas made once per worker
+// and reused by its blocks, and every tile op becomes a loop nest with the
 // boundary semantics of the GPU path (reads outside a global tensor give
 // the pad value, writes outside it are dropped).
 //
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -102,34 +104,126 @@ Type elementTypeOf(Value v) {
 // Structure: kernel, pipelined, parallel
 //===----------------------------------------------------------------------===//
 
+/// The function a module lowered with OpenMP calls for its thread count
+/// (the JIT provides it: lib/JIT/HostMachine.cpp).
+constexpr StringLiteral kThreadCountFunction = "tileCpuThreadCount";
+
 struct KernelLowering : OpConversionPattern<KernelOp> {
-  using OpConversionPattern::OpConversionPattern;
+  KernelLowering(const TypeConverter &converter, MLIRContext *context,
+                 bool openmp)
+      : OpConversionPattern(converter, context), openmp(openmp) {}
 
   LogicalResult
   matchAndRewrite(KernelOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    SmallVector<Value> lbs, steps, grid;
+    SmallVector<Value> grid;
     for (OpFoldResult size :
          getMixedValues(op.getStaticGrid(), adaptor.getDynamicGrid(),
-                        rewriter)) {
+                        rewriter))
       grid.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
-      lbs.push_back(constantIndex(rewriter, loc, 0));
-      steps.push_back(constantIndex(rewriter, loc, 1));
+    Value blocks = grid.front();
+    for (Value size : ArrayRef(grid).drop_front())
+      blocks = arith::MulIOp::create(rewriter, loc, blocks, size);
+
+    // A block's buffers are a worker's, made once before its loop over
+    // blocks and reused by each (a block starts with undefined contents on
+    // the GPU too): the stack does not grow with the grid.
+    SmallVector<Operation *> buffers;
+    op.getBody().walk([&](Operation *nested) {
+      if (isa<AllocSharedOp, FragmentOp>(nested))
+        buffers.push_back(nested);
+    });
+    auto hoistBuffers = [&] {
+      for (Operation *buffer : buffers)
+        rewriter.moveOpBefore(buffer, rewriter.getInsertionBlock(),
+                              rewriter.getInsertionPoint());
+    };
+
+    Value linear;
+    Operation *bodyEnd;
+    if (openmp) {
+      // omp.parallel num_threads(tileCpuThreadCount()) {
+      //   buffers; omp.wsloop schedule(dynamic, 1) { loop_nest over blocks }
+      // }
+      func::FuncOp threadCount = getThreadCountFunction(op, rewriter);
+      Value threads =
+          func::CallOp::create(rewriter, loc, threadCount, ValueRange())
+              .getResult(0);
+      omp::ParallelOperands parallelClauses;
+      parallelClauses.numThreads = threads;
+      auto parallel = omp::ParallelOp::create(rewriter, loc, parallelClauses);
+      rewriter.createBlock(&parallel.getRegion());
+      auto parallelEnd = omp::TerminatorOp::create(rewriter, loc);
+      rewriter.setInsertionPoint(parallelEnd);
+      hoistBuffers();
+      Value chunk = arith::ConstantIntOp::create(rewriter, loc, 1, 64);
+      Value first = arith::ConstantIntOp::create(rewriter, loc, 0, 64);
+      Value step = chunk;
+      Value count = arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getI64Type(), blocks);
+      omp::WsloopOperands loopClauses;
+      loopClauses.scheduleKind = omp::ClauseScheduleKindAttr::get(
+          rewriter.getContext(), omp::ClauseScheduleKind::Dynamic);
+      loopClauses.scheduleChunk = chunk;
+      auto wsloop = omp::WsloopOp::create(rewriter, loc, loopClauses);
+      rewriter.createBlock(&wsloop.getRegion());
+      omp::LoopNestOperands nestClauses;
+      nestClauses.loopLowerBounds = {first};
+      nestClauses.loopUpperBounds = {count};
+      nestClauses.loopSteps = {step};
+      auto nest = omp::LoopNestOp::create(rewriter, loc, nestClauses);
+      Block *body = rewriter.createBlock(&nest.getRegion(), {},
+                                         {rewriter.getI64Type()}, {loc});
+      bodyEnd = omp::YieldOp::create(rewriter, loc);
+      rewriter.setInsertionPoint(bodyEnd);
+      linear = arith::IndexCastOp::create(rewriter, loc,
+                                          rewriter.getIndexType(),
+                                          body->getArgument(0));
+    } else {
+      hoistBuffers();
+      Value c0 = constantIndex(rewriter, loc, 0);
+      Value c1 = constantIndex(rewriter, loc, 1);
+      auto loop = scf::ForOp::create(rewriter, loc, c0, blocks, c1);
+      bodyEnd = loop.getBody()->getTerminator();
+      rewriter.setInsertionPoint(bodyEnd);
+      linear = loop.getInductionVar();
     }
-    auto blocks = scf::ParallelOp::create(rewriter, loc, lbs, grid, steps);
-    rewriter.setInsertionPointToStart(blocks.getBody());
-    SmallVector<Value> ids = getBlockIds(rewriter, loc, blocks.getInductionVars(),
-                                         grid, op.getRasterAttr());
-    // A block's buffers live on the stack for the block's lifetime only.
-    auto scope = memref::AllocaScopeOp::create(rewriter, loc, TypeRange());
-    Block *body = rewriter.createBlock(&scope.getBodyRegion());
-    auto end = memref::AllocaScopeReturnOp::create(rewriter, loc, ValueRange());
-    rewriter.inlineBlockBefore(&op.getBody().front(), end, ids);
+    // The block's position in the grid, dim 0 fastest.
+    SmallVector<Value> position;
+    for (auto [i, size] : llvm::enumerate(grid)) {
+      if (i + 1 == grid.size()) {
+        position.push_back(linear);
+        break;
+      }
+      position.push_back(arith::RemUIOp::create(rewriter, loc, linear, size));
+      linear = arith::DivUIOp::create(rewriter, loc, linear, size);
+    }
+    SmallVector<Value> ids =
+        getBlockIds(rewriter, loc, position, grid, op.getRasterAttr());
+    rewriter.inlineBlockBefore(&op.getBody().front(), bodyEnd, ids);
     rewriter.eraseOp(op);
-    (void)body;
     return success();
   }
+
+private:
+  /// `func.func private @tileCpuThreadCount() -> i32`, declared once.
+  static func::FuncOp getThreadCountFunction(Operation *op,
+                                             RewriterBase &rewriter) {
+    auto module = op->getParentOfType<ModuleOp>();
+    if (auto existing =
+            module.lookupSymbol<func::FuncOp>(kThreadCountFunction))
+      return existing;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToEnd(module.getBody());
+    auto function = func::FuncOp::create(
+        rewriter, module.getLoc(), kThreadCountFunction,
+        rewriter.getFunctionType({}, {rewriter.getI32Type()}));
+    function.setPrivate();
+    return function;
+  }
+
+  bool openmp;
 };
 
 struct PipelinedLowering : OpConversionPattern<PipelinedOp> {
@@ -337,10 +431,11 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     buildNest(rewriter, loc, outer,
               [&](OpBuilder &b, Location l, ValueRange ivs) {
                 Value init = buildReduceIdentity(b, l, kind, type);
+                Value lower = constantIndex(b, l, 0);
+                Value upper = constantIndex(b, l, srcShape[dim]);
+                Value step = constantIndex(b, l, 1);
                 auto loop = scf::ForOp::create(
-                    b, l, constantIndex(b, l, 0),
-                    constantIndex(b, l, srcShape[dim]), constantIndex(b, l, 1),
-                    ValueRange{init},
+                    b, l, lower, upper, step, ValueRange{init},
                     [&](OpBuilder &ib, Location il, Value iv, ValueRange acc) {
                       SmallVector<Value> index(ivs);
                       index.insert(index.begin() + dim, iv);
@@ -384,9 +479,11 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
                 Value zero = arith::ConstantOp::create(b, l, type,
                                                        b.getZeroAttr(type));
                 Value last = constantIndex(b, l, shape[dim] - 1);
+                Value lower = constantIndex(b, l, 0);
+                Value upper = constantIndex(b, l, shape[dim]);
+                Value step = constantIndex(b, l, 1);
                 scf::ForOp::create(
-                    b, l, constantIndex(b, l, 0), constantIndex(b, l, shape[dim]),
-                    constantIndex(b, l, 1), ValueRange{zero},
+                    b, l, lower, upper, step, ValueRange{zero},
                     [&](OpBuilder &ib, Location il, Value iv, ValueRange acc) {
                       Value at = reverse
                                      ? arith::SubIOp::create(ib, il, last, iv)
@@ -465,11 +562,12 @@ struct RetypeLowering : ConversionPattern {
 
 struct ConvertTileToCPUPass
     : public tile::impl::ConvertTileToCPUBase<ConvertTileToCPUPass> {
+  using ConvertTileToCPUBase::ConvertTileToCPUBase;
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     TileToCPUTypeConverter converter;
     RewritePatternSet patterns(context);
-    populateTileToCPUConversionPatterns(converter, patterns);
+    populateTileToCPUConversionPatterns(converter, patterns, openmp);
     ConversionTarget target(*context);
     target.addIllegalDialect<TileDialect>();
     target.markUnknownOpDynamicallyLegal(
@@ -483,9 +581,10 @@ struct ConvertTileToCPUPass
 } // namespace
 
 void mlir::tile::populateTileToCPUConversionPatterns(
-    const TypeConverter &converter, RewritePatternSet &patterns) {
+    const TypeConverter &converter, RewritePatternSet &patterns, bool openmp) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<KernelLowering, PipelinedLowering, ParallelLowering,
+  patterns.add<KernelLowering>(converter, context, openmp);
+  patterns.add<PipelinedLowering, ParallelLowering,
                AllocLowering<AllocSharedOp>, AllocLowering<FragmentOp>,
                CopyLowering, AtomicAddLowering, FillLowering, GemmLowering,
                ReduceLowering, CumSumLowering, LoadLowering, StoreLowering,

@@ -22,6 +22,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::tile {
+#define GEN_PASS_DEF_CHECKNVVMTOOLKIT
 #define GEN_PASS_DEF_CONVERTMATHTONVVMINTRINSICS
 #include "tile/Conversion/Passes.h.inc"
 } // namespace mlir::tile
@@ -53,6 +54,33 @@ struct ConvertMathToNVVMIntrinsics
     patterns.add<ApproximateExp2>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+  }
+};
+
+struct CheckNVVMToolkit : tile::impl::CheckNVVMToolkitBase<CheckNVVMToolkit> {
+  using CheckNVVMToolkitBase::CheckNVVMToolkitBase;
+  void runOnOperation() override {
+    gpu::GPUModuleOp module = getOperation();
+    if (ptxas.empty() && format != "isa") {
+      module.emitError() << "kernel '" << module.getName()
+                         << "' needs ptxas to become a " << format
+                         << ", and none was found: set CUDA_HOME to a CUDA "
+                            "toolkit, put ptxas on PATH, or install NVIDIA's "
+                            "nvidia-cuda-nvcc wheel (docs/pipeline.md)";
+      signalPassFailure();
+    }
+    if (!libdevice.empty())
+      return;
+    module.walk([&](LLVM::CallOp call) {
+      std::optional<StringRef> callee = call.getCallee();
+      if (!callee || !callee->starts_with("__nv_"))
+        return;
+      call.emitError() << "calls '" << *callee
+                       << "' of CUDA's libdevice, which was not found: set "
+                          "CUDA_HOME to a CUDA toolkit, or install NVIDIA's "
+                          "nvidia-nvvm wheel (docs/pipeline.md)";
+      signalPassFailure();
+    });
   }
 };
 

@@ -1,12 +1,36 @@
 // RUN: tile-opt %s --convert-tile-to-cpu --split-input-file | FileCheck %s --implicit-check-not="tile."
+// RUN: tile-opt %s --convert-tile-to-cpu=openmp=1 --split-input-file | FileCheck %s --check-prefix=OMP --implicit-check-not="tile."
 
-// The grid becomes an scf.parallel over blocks, each block's buffers
-// allocas in an alloca scope; shared memrefs lose their memory space.
+// The grid becomes one loop over its blocks (dim 0 fastest); the buffers a
+// block uses are allocated once, before it, and every block reuses them, so
+// the stack does not grow with the grid. Shared memrefs lose their memory
+// space.
 // CHECK-LABEL: func.func @kernel_and_buffers
-// CHECK: scf.parallel (%[[BX:.+]], %[[BY:.+]]) = (%{{.+}}, %{{.+}}) to (%{{.+}}, %{{.+}}) step
-// CHECK:   memref.alloca_scope {
-// CHECK:     memref.alloca() {alignment = 64 : i64} : memref<64x32xf16>
-// CHECK:     memref.alloca() {alignment = 64 : i64} : memref<64x64xf32>
+// CHECK-SAME: (%[[N:.+]]: index)
+// CHECK: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: %[[BLOCKS:.+]] = arith.muli %[[C4]], %[[N]] : index
+// CHECK: memref.alloca() {alignment = 64 : i64} : memref<64x32xf16>
+// CHECK: memref.alloca() {alignment = 64 : i64} : memref<64x64xf32>
+// CHECK: scf.for %[[B:.+]] = %{{.+}} to %[[BLOCKS]] step
+// CHECK:   arith.remui %[[B]], %[[C4]] : index
+// CHECK:   arith.divui %[[B]], %[[C4]] : index
+// CHECK-NOT: memref.alloca
+// With OpenMP, each thread of an omp.parallel allocates the buffers once and
+// takes blocks from a dynamically scheduled worksharing loop, one at a time;
+// the thread count is the JIT's (tileCpuThreadCount).
+// OMP-LABEL: func.func @kernel_and_buffers
+// OMP: %[[BLOCKS:.+]] = arith.muli
+// OMP: %[[THREADS:.+]] = call @tileCpuThreadCount() : () -> i32
+// OMP: omp.parallel num_threads(%[[THREADS]] : i32) {
+// OMP:   memref.alloca() {alignment = 64 : i64} : memref<64x32xf16>
+// OMP:   memref.alloca() {alignment = 64 : i64} : memref<64x64xf32>
+// OMP:   %[[COUNT:.+]] = arith.index_cast %[[BLOCKS]] : index to i64
+// OMP:   omp.wsloop schedule(dynamic = %[[ONE:.+]] : i64) {
+// OMP:     omp.loop_nest (%[[B:.+]]) : i64 = (%{{.+}}) to (%[[COUNT]]) step (%[[ONE]]) {
+// OMP:       arith.index_cast %[[B]] : i64 to index
+// OMP:       omp.yield
+// OMP:   omp.terminator
+// OMP: func.func private @tileCpuThreadCount() -> i32
 func.func @kernel_and_buffers(%n: index) {
   tile.kernel grid(%bx, %by) in (4, %n) threads(128) {
     %s = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
@@ -19,8 +43,11 @@ func.func @kernel_and_buffers(%n: index) {
 
 // Rasterization: block ids are computed from the launch index.
 // CHECK-LABEL: func.func @raster
-// CHECK: scf.parallel (%[[X:.+]], %[[Y:.+]]) =
-// CHECK:   %[[L:.+]] = arith.addi %[[X]], %{{.+}} : index
+// CHECK: scf.for %[[B:.+]] =
+// CHECK:   %[[X:.+]] = arith.remui %[[B]], %[[C8:.+]] : index
+// CHECK:   %[[Y:.+]] = arith.divui %[[B]], %[[C8]] : index
+// CHECK:   %[[YW:.+]] = arith.muli %[[Y]], %[[C8]]
+// CHECK:   %[[L:.+]] = arith.addi %[[X]], %[[YW]] : index
 // CHECK:   arith.divui %[[L]]
 // CHECK:   arith.remui %[[L]]
 // CHECK:   arith.minui
@@ -38,6 +65,7 @@ func.func @raster() {
 // CHECK-LABEL: func.func @copies
 // CHECK-SAME: (%[[G:.+]]: memref<?x?xf16>, %[[O:.+]]: memref<?x?xf32>, %[[I:.+]]: index)
 // CHECK: %[[S:.+]] = memref.alloca() {{.*}} : memref<16x8xf16>
+// CHECK: scf.for
 // CHECK: scf.for %[[R:.+]] =
 // CHECK:   scf.for %[[C:.+]] =
 // CHECK:     %[[GR:.+]] = arith.addi %[[I]], %[[R]]
@@ -119,6 +147,7 @@ func.func @reduce() {
 // Parallel bodies are loop nests; element access to a global tensor is
 // guarded, to fragments direct. Pipelined loops run as written.
 // CHECK-LABEL: func.func @loops
+// CHECK: scf.for
 // CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
 // CHECK:   scf.for %[[I:.+]] =
 // CHECK:     scf.for %[[J:.+]] =

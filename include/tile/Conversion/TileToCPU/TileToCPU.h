@@ -18,9 +18,12 @@ public:
   TileToCPUTypeConverter();
 };
 
-/// Patterns lowering every tile op to scf/memref/arith on the host.
+/// Patterns lowering every tile op to scf/memref/arith on the host; with
+/// `openmp`, kernels' grids become OpenMP worksharing loops
+/// (convert-tile-to-cpu).
 void populateTileToCPUConversionPatterns(const TypeConverter &converter,
-                                         RewritePatternSet &patterns);
+                                         RewritePatternSet &patterns,
+                                         bool openmp = false);
 
 } // namespace mlir::tile
 
