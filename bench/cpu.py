@@ -10,10 +10,11 @@ Each --numpy interpreter (default: the one running this script) times its
 own numpy's matmul on the same operands, so one run compares, e.g., the
 test suite's numpy (Debian's python3-numpy, on the reference BLAS) with a
 pip numpy (OpenBLAS) in a virtual environment. For f16, numpy has no fast
-matmul, so its f32 matmul of the same operands is the anchor. tile's CPU
-path runs on one thread, so numpy's BLAS gets one thread too (--threads).
-Prints a
-markdown table (docs/performance.md keeps the latest) and writes cpu.json
+matmul, so its f32 matmul of the same operands is the anchor. Every
+measurement runs at each thread count of --threads (default 1, 2 and all
+cores): tile's blocks on that many OpenMP threads (--cpu-threads) and
+numpy's BLAS on as many. Prints a markdown table per thread count and
+tile's scaling (docs/performance.md keeps the latest) and writes cpu.json
 into --out.
 """
 
@@ -95,13 +96,17 @@ def main():
     parser.add_argument("--numpy", action="append", default=None,
                         metavar="PYTHON", help="an interpreter whose numpy "
                         "matmul to time (repeatable; default: this one)")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="BLAS threads for numpy (default 1, as tile's "
-                        "CPU path)")
+    parser.add_argument("--threads", default="1,2,all",
+                        help="thread counts, comma-separated ('all': the "
+                        "cores available); tile and numpy's BLAS get the "
+                        "same")
     parser.add_argument("--out", default=None)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     pythons = args.numpy or [sys.executable]
+    cores = len(os.sched_getaffinity(0))
+    thread_counts = sorted({cores if t == "all" else int(t)
+                            for t in args.threads.split(",")})
     tmp = tempfile.mkdtemp(prefix="tile-cpu-bench-")
     template = string.Template(
         open(os.path.join(ROOT, "bench/kernels/gemm.mlir.in")).read())
@@ -118,54 +123,65 @@ def main():
             for name, array in [("a", a), ("b", b), ("ref", ref)]:
                 np.save(os.path.join(tmp, f"{name}.npy"), array)
             tol = "2e-2" if dtype == "f16" else "1e-4"
-            proc = subprocess.run(
-                [args.tile_run, source, "--target=cpu", "--no-cache",
-                 "--arg", f"@{tmp}/a.npy", "--arg", f"@{tmp}/b.npy",
-                 "--arg", f"{dtype}:{n}x{n}=zeros",
-                 "--check", f"2={tmp}/ref.npy", "--rtol", tol, "--atol", tol,
-                 f"--bench={args.runs}"], capture_output=True, text=True)
-            out = proc.stdout + proc.stderr
-            m = re.search(r"median ([0-9.]+) ms", out)
-            flops = 2.0 * n ** 3
-            entry = dict(dtype=dtype, n=n, numpy=[])
-            if proc.returncode != 0 or not m:
-                entry["status"] = "failed"
-                print(out, file=sys.stderr)
-            else:
-                tile_s = float(m.group(1)) / 1e3
-                entry.update(status="ok", tile_gflops=flops / tile_s / 1e9)
-                for python in pythons:
-                    t = numpy_time(python, f"{tmp}/a.npy", f"{tmp}/b.npy",
-                                   args.runs, args.threads)
-                    numpys[python] = t
-                    entry["numpy"].append(dict(
-                        python=python, version=t["version"], blas=t["blas"],
-                        gflops=flops / t["seconds"] / 1e9,
-                        tile_vs_numpy=t["seconds"] / tile_s))
-            results.append(entry)
-            print(json.dumps(entry), file=sys.stderr)
+            for threads in thread_counts:
+                proc = subprocess.run(
+                    [args.tile_run, source, "--target=cpu", "--no-cache",
+                     f"--cpu-threads={threads}",
+                     "--arg", f"@{tmp}/a.npy", "--arg", f"@{tmp}/b.npy",
+                     "--arg", f"{dtype}:{n}x{n}=zeros",
+                     "--check", f"2={tmp}/ref.npy", "--rtol", tol,
+                     "--atol", tol, f"--bench={args.runs}"],
+                    capture_output=True, text=True)
+                out = proc.stdout + proc.stderr
+                m = re.search(r"median ([0-9.]+) ms", out)
+                flops = 2.0 * n ** 3
+                entry = dict(dtype=dtype, n=n, threads=threads, numpy=[])
+                if proc.returncode != 0 or not m:
+                    entry["status"] = "failed"
+                    print(out, file=sys.stderr)
+                else:
+                    tile_s = float(m.group(1)) / 1e3
+                    entry.update(status="ok",
+                                 tile_gflops=flops / tile_s / 1e9)
+                    for python in pythons:
+                        t = numpy_time(python, f"{tmp}/a.npy",
+                                       f"{tmp}/b.npy", args.runs, threads)
+                        numpys[python] = t
+                        entry["numpy"].append(dict(
+                            python=python, version=t["version"],
+                            blas=t["blas"],
+                            gflops=flops / t["seconds"] / 1e9,
+                            tile_vs_numpy=t["seconds"] / tile_s))
+                results.append(entry)
+                print(json.dumps(entry), file=sys.stderr)
 
     cpu = platform.machine()
     if os.path.exists("/proc/cpuinfo"):
         names = re.findall(r"model name\s*: (.*)", open("/proc/cpuinfo").read())
         cpu = names[0] if names else cpu
-    lines = [f"CPU: {cpu}, {os.cpu_count()} cores, load average "
-             f"{os.getloadavg()[0]:.1f}; numpy's BLAS on {args.threads} "
-             f"thread(s); {time.strftime('%Y-%m-%d')}."]
+    lines = [f"CPU: {cpu}, {cores} cores available, load average "
+             f"{os.getloadavg()[0]:.1f}; tile's blocks and numpy's BLAS on "
+             f"the same number of threads; {time.strftime('%Y-%m-%d')}."]
     for python, t in numpys.items():
         lines.append(f"numpy {t['version']} ({describe_blas(t['blas'])}): "
                      f"{python}")
-    header = "| GEMM | tile GFLOP/s |"
+    header = "| GEMM | threads | tile GFLOP/s | tile speedup |"
     for t in numpys.values():
         name = f"numpy {t['version']} ({describe_blas(t['blas'])})"
         header += f" {name} GFLOP/s | tile / {name} |"
-    lines += ["", header, "|" + " --- |" * (2 + 2 * len(numpys))]
+    lines += ["", header, "|" + " --- |" * (4 + 2 * len(numpys))]
+    single = {(r["dtype"], r["n"]): r.get("tile_gflops") for r in results
+              if r["threads"] == thread_counts[0] and r["status"] == "ok"}
     for r in results:
         shape = f"{r['dtype']} {r['n']}³"
         if r["status"] != "ok":
-            lines.append(f"| {shape} | FAILED |" + " |" * (2 * len(numpys)))
+            lines.append(f"| {shape} | {r['threads']} | FAILED | |" +
+                         " |" * (2 * len(numpys)))
             continue
-        row = f"| {shape} | {r['tile_gflops']:.1f} |"
+        base = single.get((r["dtype"], r["n"]))
+        speedup = f"{r['tile_gflops'] / base:.2f}x" if base else ""
+        row = (f"| {shape} | {r['threads']} | {r['tile_gflops']:.1f} | "
+               f"{speedup} |")
         for t in r["numpy"]:
             row += f" {t['gflops']:.1f} | {t['tile_vs_numpy']:.2f} |"
         lines.append(row)
