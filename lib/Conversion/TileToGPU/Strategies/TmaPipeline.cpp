@@ -261,8 +261,10 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
       k.pipelineState = memref::AllocaOp::create(
           b, loc, MemRefType::get({4}, b.getIndexType()));
     }
-    for (auto [i, v] :
-         llvm::enumerate(ArrayRef<int64_t>{0, 0, pipeline.stages - 1, 0})) {
+    // Named: an ArrayRef of a braced list in the range would outlive the
+    // list (C++17 ends its life before the loop; GCC stored garbage).
+    int64_t initial[] = {0, 0, pipeline.stages - 1, 0};
+    for (auto [i, v] : llvm::enumerate(initial)) {
       Value init = k.constant(b, loc, v);
       memref::StoreOp::create(b, loc, init, k.pipelineState,
                               ValueRange{k.constant(b, loc, i)});
