@@ -189,18 +189,8 @@ struct KernelLowering : OpConversionPattern<KernelOp> {
       rewriter.setInsertionPoint(bodyEnd);
       linear = loop.getInductionVar();
     }
-    // The block's position in the grid, dim 0 fastest.
-    SmallVector<Value> position;
-    for (auto [i, size] : llvm::enumerate(grid)) {
-      if (i + 1 == grid.size()) {
-        position.push_back(linear);
-        break;
-      }
-      position.push_back(arith::RemUIOp::create(rewriter, loc, linear, size));
-      linear = arith::DivUIOp::create(rewriter, loc, linear, size);
-    }
     SmallVector<Value> ids =
-        getBlockIds(rewriter, loc, position, grid, op.getRasterAttr());
+        getBlockIdsOfLinear(rewriter, loc, linear, grid, op.getRasterAttr());
     rewriter.inlineBlockBefore(&op.getBody().front(), bodyEnd, ids);
     rewriter.eraseOp(op);
     return success();

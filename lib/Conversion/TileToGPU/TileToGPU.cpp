@@ -71,18 +71,9 @@ SmallVector<Value> openTileLoop(OpBuilder &b, Location loc, KernelContext &k,
   auto tileLoop = scf::ForOp::create(b, loc, block, tiles, blocks);
   k.tileLoop = tileLoop;
   b.setInsertionPointToStart(tileLoop.getBody());
-  SmallVector<Value> launchIds;
-  Value rest = tileLoop.getInductionVar();
-  for (auto [i, size] : llvm::enumerate(gridSizes)) {
-    if (i + 1 == gridSizes.size()) {
-      launchIds.push_back(rest);
-      break;
-    }
-    launchIds.push_back(arith::RemUIOp::create(b, loc, rest, size));
-    rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
   SmallVector<Value> ids =
-      getBlockIds(b, loc, launchIds, gridSizes, kernel.getRasterAttr());
+      getBlockIdsOfLinear(b, loc, tileLoop.getInductionVar(), gridSizes,
+                          kernel.getRasterAttr());
   if (k.target.isNVIDIA()) {
     Value tid = LLVM::InlineAsmOp::create(
                     b, loc, b.getI32Type(), ValueRange(), "mov.u32 $0, %tid.x;",

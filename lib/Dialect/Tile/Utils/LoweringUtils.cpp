@@ -43,6 +43,22 @@ SmallVector<Value> mlir::tile::getBlockIds(OpBuilder &b, Location loc,
               : SmallVector<Value>{minor, major};
 }
 
+SmallVector<Value> mlir::tile::getBlockIdsOfLinear(OpBuilder &b, Location loc,
+                                                   Value linear,
+                                                   ValueRange gridSizes,
+                                                   RasterAttr raster) {
+  SmallVector<Value> launchIds;
+  for (auto [i, size] : llvm::enumerate(gridSizes)) {
+    if (i + 1 == gridSizes.size()) {
+      launchIds.push_back(linear);
+      break;
+    }
+    launchIds.push_back(arith::RemUIOp::create(b, loc, linear, size));
+    linear = arith::DivUIOp::create(b, loc, linear, size);
+  }
+  return getBlockIds(b, loc, launchIds, gridSizes, raster);
+}
+
 Value mlir::tile::buildInBounds(OpBuilder &b, Location loc, Value memref,
                                 ValueRange index) {
   auto type = cast<MemRefType>(memref.getType());

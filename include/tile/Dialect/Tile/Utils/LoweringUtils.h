@@ -27,6 +27,12 @@ namespace mlir::tile {
 SmallVector<Value> getBlockIds(OpBuilder &b, Location loc, ValueRange launchIds,
                                ValueRange gridSizes, RasterAttr raster);
 
+/// The block ids of the block at `linear` in a grid of `gridSizes` walked
+/// with dim 0 fastest (a loop over all blocks, or a persistent kernel's
+/// tiles): its launch ids, then getBlockIds.
+SmallVector<Value> getBlockIdsOfLinear(OpBuilder &b, Location loc, Value linear,
+                                       ValueRange gridSizes, RasterAttr raster);
+
 /// `index[d] < size of `memref` dim d` for every d (unsigned compares, so
 /// negative indices are out of bounds too); null when every index is
 /// provably in bounds.
