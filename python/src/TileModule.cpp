@@ -20,6 +20,7 @@
 #include "tile/JIT/Kernel.h"
 #include "tile/JIT/Toolchain.h"
 #include "tile/Pipelines/Pipelines.h"
+#include "tile/Target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -610,6 +611,19 @@ NB_MODULE(_tile, m) {
         clearTorch();
       },
       "Drops the references set_torch and set_current_stream hold");
+  m.def(
+      "default_features",
+      [](const std::string &chip) {
+        std::vector<std::string> names;
+        FailureOr<tile::TargetInfo> target = tile::TargetInfo::parse(chip);
+        if (succeeded(target))
+          for (StringRef name : target->getFeatureNames())
+            names.push_back(name.str());
+        return names;
+      },
+      "chip"_a,
+      "The features a chip's #tile.target has by default (none for an "
+      "unknown chip)");
   m.def("default_cache_dir", &jit::DiskCache::getDefaultDirectory);
   m.def("clear_cache", [](const std::string &dir) {
     return jit::DiskCache(dir).clear();

@@ -300,9 +300,9 @@ def test_feature_keys_restrict_the_gpu_target():
     assert env.restrict_target(ir, "cpu", "", {K.TL_DISABLE_TMA_LOWER: True}) == ir
     got = env.restrict_target(ir, "cuda", "sm_90a", {K.TL_DISABLE_WARP_SPECIALIZED: True})
     assert got.startswith('module attributes {tile.target = #tile.target<"sm_90a", features = '
-                          '["ldmatrix", "cp.async", "mma.sync", "tma", "wgmma", "tma-store"]>} {')
+                          '["cp.async", "ldmatrix", "mma.sync", "tma", "wgmma", "tma-store"]>} {')
     got = env.restrict_target(ir, "cuda", "sm_90a", {K.TL_DISABLE_TMA_LOWER: True})
-    assert 'features = ["ldmatrix", "cp.async", "mma.sync", "wgmma"]' in got
+    assert 'features = ["cp.async", "ldmatrix", "mma.sync", "wgmma"]' in got
     got = env.restrict_target(ir, "cuda", "sm_80", {K.TL_ENABLE_ASYNC_COPY: False})
     assert 'features = ["ldmatrix", "mma.sync"]' in got
     assert env.dropped_features({K.TL_DISABLE_WGMMA: True, K.TIR_USE_ASYNC_COPY: False}) == \

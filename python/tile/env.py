@@ -216,24 +216,9 @@ def dump_dir(pass_configs=None):
 
 
 def default_features(chip):
-    """The features a chip's `#tile.target` has by default (the table of
-    lib/Target/Target.cpp, TargetInfo::parse)."""
-    m = re.fullmatch(r"sm_(\d+)(a?)", chip or "")
-    if m:
-        version, arch = int(m.group(1)), m.group(2) == "a"
-        out = []
-        if version >= 75:
-            out.append("ldmatrix")
-        if version >= 80:
-            out += ["cp.async", "mma.sync"]
-        if version == 90 and arch:
-            out += ["tma", "wgmma", "warp-specialize", "tma-store"]
-        return out
-    m = re.fullmatch(r"gfx(\d+|90a)", chip or "")
-    if m:
-        version = 910 if m.group(1) == "90a" else int(m.group(1))
-        return ["mfma"] if 908 <= version < 1000 else []
-    return []
+    """The features a chip's `#tile.target` has by default (the compiler's
+    own table, lib/Target/Target.cpp)."""
+    return list(ext.default_features(chip or ""))
 
 
 def restrict_target(ir, target, chip, pass_configs=None):
