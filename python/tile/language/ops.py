@@ -794,8 +794,15 @@ def _copy_global_to_global(s, d, pad):
 
 
 def _as_arg(side):
+    """The side as T.copy takes it again: a region stays a region (its
+    indexed dims, wherever they are, are the ones dropped)."""
     if side.origin is None:
         return side.buffer
+    if side.origin == "region":
+        region = BufferRegion.__new__(BufferRegion)
+        region.buffer, region.starts = side.buffer, list(side.indices)
+        region.extents = list(side.extents)
+        return region
     return ElementRef(side.buffer, side.indices)
 
 
