@@ -13,13 +13,15 @@ func.func @n_not_multiple_of_8() {
 
 // -----
 
+// One m16n8 instruction's tile over two warps: no grid of them fits, along
+// M or N (full_row falls back to N only when some does).
 func.func @full_row_too_many_warps() {
-  tile.kernel grid(%bx) in (1) threads(256) {
-    %a = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
-    %b = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
-    %c = tile.fragment : !tile.fragment<64x64xf32>
-    // expected-error @+1 {{tile 64x64 does not divide over 8 warps with mma.sync m16n8k16 (policy full_row)}}
-    tile.gemm %a, %b, %c policy full_row : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %a = tile.alloc_shared : memref<16x32xf16, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared : memref<32x8xf16, #gpu.address_space<workgroup>>
+    %c = tile.fragment : !tile.fragment<16x8xf32>
+    // expected-error @+1 {{tile 16x8 does not divide over 2 warps with mma.sync m16n8k16 (policy full_row)}}
+    tile.gemm %a, %b, %c policy full_row : memref<16x32xf16, #gpu.address_space<workgroup>>, memref<32x8xf16, #gpu.address_space<workgroup>>, !tile.fragment<16x8xf32>
   }
   return
 }

@@ -37,6 +37,23 @@ func.func @accumulator() {
 
 // -----
 
+// full_row on a tile too short for all its warps along M (64 rows: 4
+// warps of 16): as many as fit along M, the rest along N (4x2 warps), as
+// TileLang does.
+// CHECK-LABEL: func.func @full_row_fallback
+// SM80: tile.fragment layout(#tile.fragment<{{\[}}[4:t64, 2:s2, 8:t4], [2:t32, 4:s4, 4:t1, 2:s1]]>) : !tile.fragment<64x64xf32>
+func.func @full_row_fallback() {
+  tile.kernel grid(%bx) in (1) threads(256) {
+    %a = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %c = tile.fragment : !tile.fragment<64x64xf32>
+    tile.gemm %a, %b, %c policy full_row : memref<64x32xf16, #gpu.address_space<workgroup>>, memref<32x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+  }
+  return
+}
+
+// -----
+
 // Warp policies: full_row stacks all warps along M.
 // CHECK-LABEL: func.func @full_row
 // SM80: tile.fragment layout(#tile.fragment<{{\[}}[4:t32, 2:s32, 2:s2, 8:t4], [8:s4, 4:t1, 2:s1]]>) : !tile.fragment<128x64xf32>

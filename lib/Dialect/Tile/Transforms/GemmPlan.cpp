@@ -41,6 +41,23 @@ std::string GemmPlan::describe() const {
   return s;
 }
 
+/// The grid of `units` (warps or warpgroups) that full_row (`rows`) or
+/// full_col prefers among those `fits` accepts: as many units along M (N)
+/// as fit, the rest along the other dim, as TileLang does when a tile is
+/// too small to stack them all.
+static std::optional<std::pair<int64_t, int64_t>>
+chooseFullGrid(bool rows, int64_t units,
+               function_ref<bool(int64_t, int64_t)> fits) {
+  for (int64_t along = units; along >= 1; --along) {
+    if (units % along != 0)
+      continue;
+    int64_t gm = rows ? along : units / along, gn = units / gm;
+    if (fits(gm, gn))
+      return std::make_pair(gm, gn);
+  }
+  return std::nullopt;
+}
+
 /// Divides `warps` into a warps-M x warps-N grid whose per-warp share of
 /// the M x N tile is a whole number of atomM x atomN instructions.
 static std::optional<std::pair<int64_t, int64_t>>
@@ -51,13 +68,8 @@ chooseWarpGrid(WarpPolicy policy, int64_t m, int64_t n, int64_t warps,
   };
   switch (policy) {
   case WarpPolicy::FullRow:
-    if (fits(warps, 1))
-      return std::make_pair(warps, int64_t(1));
-    return std::nullopt;
   case WarpPolicy::FullCol:
-    if (fits(1, warps))
-      return std::make_pair(int64_t(1), warps);
-    return std::nullopt;
+    return chooseFullGrid(policy == WarpPolicy::FullRow, warps, fits);
   case WarpPolicy::Square: {
     // The grid whose per-warp tiles are closest to square.
     std::optional<std::pair<int64_t, int64_t>> best;
@@ -203,12 +215,8 @@ static std::optional<GemmPlan> planWgmma(GemmOp op, const TargetInfo &target,
   std::optional<std::pair<int64_t, int64_t>> grid;
   switch (op.getPolicy()) {
   case WarpPolicy::FullRow:
-    if (fits(groups, 1))
-      grid = {groups, 1};
-    break;
   case WarpPolicy::FullCol:
-    if (fits(1, groups))
-      grid = {1, groups};
+    grid = chooseFullGrid(op.getPolicy() == WarpPolicy::FullRow, groups, fits);
     break;
   case WarpPolicy::Square: {
     // The widest instructions first (up to 256 columns: each k-step reads
