@@ -28,7 +28,8 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 cmake --build "$build" --target tile-run
 
-rm -rf "$bundle"
+# Only this script's files: python-bundle.sh puts .bundle/python beside them.
+rm -rf "$bundle/tile-run" "$bundle/tile-run.xz" "$bundle/lit"
 mkdir -p "$bundle"
 /usr/lib/llvm-22/bin/llvm-strip -o "$bundle/tile-run" "$build/bin/tile-run"
 xz -6 -T0 "$bundle/tile-run"
@@ -43,7 +44,7 @@ from lit.main import main
 main()
 EOF
 
-size=$(du -sb "$bundle" | cut -f1)
+size=$(du -cb "$bundle/tile-run.xz" "$bundle/lit" | tail -1 | cut -f1)
 echo "device-bundle: $bundle is $((size / 1024 / 1024)) MiB"
 if [ "$size" -gt "$limit" ]; then
   echo "device-bundle: larger than 40 MiB" >&2

@@ -94,13 +94,16 @@ int mlir::tile::jit::getCpuThreadCount() {
     if (threads > 0)
       return threads;
   }
-  if (!getOpenMPRuntime().empty())
-    if (void *handle =
-            ::dlopen(getOpenMPRuntime().c_str(), RTLD_NOW | RTLD_LOCAL))
-      if (auto maxThreads = reinterpret_cast<int (*)()>(
-              ::dlsym(handle, "omp_get_max_threads")))
-        return maxThreads();
-  return 1;
+  // OpenMP's default, asked of libomp (looked up once).
+  static int (*const maxThreads)() = []() -> int (*)() {
+    if (getOpenMPRuntime().empty())
+      return nullptr;
+    void *handle = ::dlopen(getOpenMPRuntime().c_str(), RTLD_NOW | RTLD_LOCAL);
+    return handle ? reinterpret_cast<int (*)()>(
+                        ::dlsym(handle, "omp_get_max_threads"))
+                  : nullptr;
+  }();
+  return maxThreads ? maxThreads() : 1;
 }
 
 /// What the lowered kernels call (convert-tile-to-cpu with openmp).
