@@ -198,6 +198,9 @@ public:
     runtime.setSynchronous(synchronous);
   }
   void setStream(void *stream) override { runtime.setStream(stream); }
+  void setCallerStream(void *stream) override {
+    runtime.setCallerStream(stream);
+  }
 
   FailureOr<Timing> benchmark(const std::function<void()> &run, unsigned runs,
                               unsigned warmup) override {

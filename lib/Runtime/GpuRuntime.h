@@ -269,6 +269,11 @@ public:
 
   void setStream(void *newStream) override {
     stream.store(static_cast<Stream>(newStream));
+    callerStream.store(newStream != nullptr);
+  }
+  void setCallerStream(void *newStream) override {
+    stream.store(static_cast<Stream>(newStream));
+    callerStream.store(true);
   }
   void *getStream() override {
     enter();
@@ -664,8 +669,9 @@ private:
   }
 
   Stream getCurrentStream() {
-    Stream current = stream.load(std::memory_order_relaxed);
-    return current ? current : ownStream;
+    return callerStream.load(std::memory_order_relaxed)
+               ? stream.load(std::memory_order_relaxed)
+               : ownStream;
   }
 
   /// Records and reports a failed call; returns whether it succeeded.
@@ -724,6 +730,8 @@ private:
   int defaultDevice = 0;
   Stream ownStream{};
   std::atomic<Stream> stream{};
+  /// Whether `stream` is the caller's (even null: the default stream).
+  std::atomic<bool> callerStream{false};
   std::atomic<bool> synchronous{true};
   std::atomic<int32_t> multiprocessors{0};
   FailureLog failures;

@@ -429,7 +429,10 @@ public:
         handle = PyLong_AsVoidPtr(stream);
         Py_DECREF(stream);
       }
-      d.setStream(handle);
+      // Exactly torch's stream, the legacy default one (0) included: tile's
+      // own stream is non-blocking, so work there did not order with
+      // torch's (events around a call timed nothing, and a read could race).
+      d.setCallerStream(handle);
       d.setSynchronous(false);
     }
     if (failed(kernel->call(*packed, &error)))

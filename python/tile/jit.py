@@ -69,9 +69,15 @@ def _register_torch():
         return
     import torch.utils.dlpack
     ext.set_torch(torch.Tensor, torch.utils.dlpack.to_dlpack)
-    # Launch on torch's current stream, asynchronously, as torch's kernels.
-    getter = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if getter is not None and torch.cuda.is_available():
+    # Launch on torch's current stream, asynchronously, as torch's kernels
+    # (the extension asks torch's DLPack exchange API first; this getter
+    # where torch has none). Without one, launches went to tile's own
+    # stream, each waited for: events on torch's stream timed nothing.
+    if torch.cuda.is_available():
+        getter = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if getter is None:
+            def getter(index):
+                return torch.cuda.current_stream(index).cuda_stream
         ext.set_current_stream(getter)
     _torch_registered = True
 

@@ -507,8 +507,15 @@ TEST(GpuRuntime, AsynchronousCallsAndCallerStreams) {
       << "a copy waits for the stream it went to";
   h.runtime.setStream(nullptr);
   h.launch(kernel);
+  // The caller's default stream (null, as torch's current stream is by
+  // default) is a stream of the caller's too, not "none".
+  h.runtime.setCallerStream(nullptr);
+  h.launch(kernel);
+  h.runtime.setStream(nullptr);
+  h.launch(kernel);
   EXPECT_EQ(h.driver.launchStreams,
-            (std::vector<FakeObject *>{&callerStream, &h.driver.ownStream}));
+            (std::vector<FakeObject *>{&callerStream, &h.driver.ownStream,
+                                       nullptr, &h.driver.ownStream}));
 }
 
 TEST(GpuRuntime, WithoutADeviceNothingReachesTheDriver) {

@@ -72,6 +72,9 @@ public:
   /// The stream GPU work goes to (a CUstream or hipStream_t the caller
   /// owns, e.g. torch's current stream); null: the runtime's own.
   virtual void setStream(void *stream) {}
+  /// The caller's stream GPU work goes to, exactly: null is the legacy
+  /// default stream (torch's current stream unless one is set).
+  virtual void setCallerStream(void *stream) {}
 
   /// Times `runs` calls of `run` (synchronous calls of compiled code)
   /// after `warmup` untimed ones: with CUDA/HIP events on a GPU, the steady

@@ -78,6 +78,11 @@ public:
   /// hipStream_t the caller owns, e.g. torch's current stream), or the
   /// runtime's own stream when null.
   virtual void setStream(void *stream) = 0;
+  /// Where launches and copies go from now on: exactly `stream`, a stream of
+  /// the caller's (torch's current stream), the legacy default stream when
+  /// null (torch's default current stream is): work then orders with the
+  /// caller's as its own kernels do.
+  virtual void setCallerStream(void *stream) = 0;
   virtual void *getStream() = 0;
   /// Whether the lowered code's stream synchronizations wait (the default).
   /// When off, a call returns once its launches are issued, as torch's
