@@ -35,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The GPU configuration of bench/run.py; on the CPU a block is one task of
 # the grid and the tile sizes set the loop blocking.
 CONFIG = dict(BM=128, BN=128, BK=32, THREADS=128, STAGES=3,
-              RASTER="#tile.raster<8, row>")
+              RASTER="#tile.raster<8, row>", ATTRS="")
 
 # Runs in each --numpy interpreter: times a @ b (f32 operands) and says which
 # numpy and BLAS did it.

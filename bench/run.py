@@ -661,7 +661,58 @@ def markdown(results, device, commit, date):
     return "\n".join(lines) + "\n"
 
 
+def chart_panels(results):
+    """The panels of the chart: one per kind of kernel this run measured
+    (title, unit, labels, {series: values}); none for kinds it did not."""
+    panels = []
+
+    def shape(r):
+        return "x".join(map(str, r["shape"]))
+
+    gemms = [r for r in results if r["kind"] == "gemm" and "cublas_tflops" in r]
+    if gemms:
+        panels.append(("GEMM", "TFLOP/s",
+                       [f"{r['dtype']} {shape(r)}" for r in gemms],
+                       {"tile": [r.get("tflops", 0) for r in gemms],
+                        "cuBLAS": [r["cublas_tflops"] for r in gemms],
+                        "Triton": [r.get("triton_tflops", 0) for r in gemms]}))
+    fp8 = [r for r in results if r["kind"] == "gemm_fp8"]
+    if fp8:
+        panels.append(("fp8 GEMM", "TFLOP/s", [shape(r) for r in fp8],
+                       {"tile": [r.get("tflops", 0) for r in fp8],
+                        "_scaled_mm": [r["scaled_mm_tflops"] for r in fp8]}))
+    attention = [r for r in results if r["kind"] == "attention"]
+    if attention:
+        panels.append(("attention", "TFLOP/s",
+                       [shape(r) + (" causal" if r["causal"] else "")
+                        for r in attention],
+                       {"tile": [r.get("tflops", 0) for r in attention],
+                        "SDPA (default)": [r["sdpa_default_tflops"]
+                                           for r in attention],
+                        "SDPA (flash)": [r["sdpa_tflops"] for r in attention]}))
+    memory = [r for r in results if "torch_gbps" in r]
+    if memory:
+        panels.append(("memory-bound", "GB/s",
+                       [f"{r['kind']} {shape(r)}" for r in memory],
+                       {"tile": [r.get("gbps", 0) for r in memory],
+                        "torch": [r["torch_gbps"] for r in memory]}))
+    compiles = [r for r in results if r["kind"] == "compile"]
+    if compiles:
+        r = compiles[0]
+        series = {"tile": [r["cold_ms"], r["disk_hit_ms"]]}
+        if "triton_cold_ms" in r:
+            series["Triton"] = [r["triton_cold_ms"], r.get("triton_disk_hit_ms", 0)]
+        panels.append(("compile", "ms", ["cold", "warm disk cache"], series))
+    return panels
+
+
 def chart(results, path):
+    """One panel per kind of kernel the run measured (an --only run draws
+    its own, not an empty GEMM panel); nothing when there is none."""
+    panels = chart_panels(results)
+    if not panels:
+        log("no chart: nothing was measured")
+        return
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -669,19 +720,19 @@ def chart(results, path):
     except Exception as e:
         log(f"no chart: {e}")
         return
-    gemms = [r for r in results if r["kind"] == "gemm" and
-             "cublas_tflops" in r]
-    labels = [f"{r['dtype']} " + "x".join(map(str, r["shape"])) for r in gemms]
-    x = np.arange(len(gemms))
-    fig, ax = plt.subplots(figsize=(max(8, len(gemms) * 0.9), 4.5))
-    ax.bar(x - 0.27, [r.get("tflops", 0) for r in gemms], 0.27, label="tile")
-    ax.bar(x, [r["cublas_tflops"] for r in gemms], 0.27, label="cuBLAS")
-    ax.bar(x + 0.27, [r.get("triton_tflops", 0) for r in gemms], 0.27,
-           label="Triton")
-    ax.set_xticks(x, labels, rotation=45, ha="right")
-    ax.set_ylabel("TFLOP/s")
-    ax.set_title("GEMM throughput")
-    ax.legend()
+    width = max(8, max(len(p[2]) for p in panels) * 0.9)
+    fig, axes = plt.subplots(len(panels), 1,
+                             figsize=(width, 4.5 * len(panels)), squeeze=False)
+    for ax, (title, unit, labels, series) in zip(axes[:, 0], panels):
+        x = np.arange(len(labels))
+        bar = 0.8 / len(series)
+        for i, (name, values) in enumerate(series.items()):
+            ax.bar(x + (i - (len(series) - 1) / 2) * bar,
+                   [v or 0 for v in values], bar, label=name)
+        ax.set_xticks(x, labels, rotation=45, ha="right")
+        ax.set_ylabel(unit)
+        ax.set_title(title)
+        ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
