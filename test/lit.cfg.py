@@ -29,11 +29,16 @@ llvm_config.add_tool_substitutions(["tile-opt", "tile-run"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # ptxas assembles the PTX tests' output (register and spill checks); the
-# PTX itself needs only LLVM's NVPTX backend.
+# PTX itself needs only LLVM's NVPTX backend. Where the compiler looks for
+# it: on PATH, in $CUDA_HOME or /usr/local/cuda, or in NVIDIA's wheel that
+# scripts/install-cuda-wheels.sh installs where there is no toolkit.
 import shutil
 ptxas = shutil.which("ptxas") or next(
     (p for p in [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
-                              "bin", "ptxas")] if os.access(p, os.X_OK)), None)
+                              "bin", "ptxas"),
+                 os.path.join(config.tile_src_root, ".cache", "cuda", "nvidia",
+                              "cu13", "bin", "ptxas")]
+     if os.access(p, os.X_OK)), None)
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
