@@ -17,12 +17,13 @@ if [ ! -f "$build/build.ninja" ]; then
         -DCMAKE_BUILD_TYPE="${TILE_BUILD_TYPE:-Release}"
         -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir)
   if [ "${TILE_COMPILER:-clang}" = gcc ]; then
+    # GCC links with the system linker (it takes no -fuse-ld=lld-22).
     args+=(-DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++)
   elif command -v clang++-22 >/dev/null; then
     args+=(-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22)
-  fi
-  if command -v ld.lld-22 >/dev/null; then
-    args+=(-DLLVM_USE_LINKER=lld-22)
+    if command -v ld.lld-22 >/dev/null; then
+      args+=(-DLLVM_USE_LINKER=lld-22)
+    fi
   fi
   cmake "${args[@]}"
 fi
