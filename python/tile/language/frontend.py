@@ -487,6 +487,30 @@ def match_buffer(pointer, shape, dtype="float32", strides=None):
     return buf
 
 
+def _allocated_shape(shape, what, prefix, positive=False):
+    """(shape, alloc, dims) of a tensor the JITKernel allocates at each call
+    (T.empty, T.alloc_global): each entry an int, or a run-time size (a
+    tensor dim, a scalar parameter) that becomes a dynamic dim named
+    `prefix` + a number; `alloc` says where each size comes from."""
+    if isinstance(shape, (int, Value, Deferred)):
+        shape = (shape,)
+    alloc, dims = [], []
+    for x in shape:
+        v = operand(x)
+        if isinstance(v, Value):
+            if v.origin is None:
+                raise error(f"{what} must be ints, tensor dims or run-time scalar "
+                            "parameters")
+            alloc.append(v.origin)
+            dims.append(DynDim(f"{prefix}{next(_anonymous)}"))
+        else:
+            if positive and (isinstance(v, float) or int(v) < 1):
+                raise error(f"{what} must be positive ints, got {v!r}")
+            alloc.append(("static", int(v)))
+            dims.append(int(v))
+    return shape, alloc, dims
+
+
 def empty(shape, dtype="float32"):
     """``C = T.empty((M, N), dtype)`` in an eager kernel: an output tensor,
     allocated at each call and returned."""
@@ -497,20 +521,7 @@ def empty(shape, dtype="float32"):
                     "T.prim_func, declare the output as a parameter (and use out_idx)")
     if b.innermost("kernel") is not None:
         raise error("T.empty must be called outside T.Kernel")
-    if isinstance(shape, (int, Value, Deferred)):
-        shape = (shape,)
-    alloc, dims = [], []
-    for x in shape:
-        v = operand(x)
-        if isinstance(v, Value):
-            if v.origin is None:
-                raise error("T.empty's shape entries must be ints, tensor dims or "
-                            "run-time scalar parameters")
-            alloc.append(v.origin)
-            dims.append(DynDim(f"_out{next(_anonymous)}"))
-        else:
-            alloc.append(("static", int(v)))
-            dims.append(int(v))
+    shape, alloc, dims = _allocated_shape(shape, "T.empty's shape entries", "_out")
     name = f"out{sum(1 for p in sig.params if p.output)}"
     buf = sig.tensor(name, dims, dt.as_dtype(dtype), output=True)
     info = sig.params[-1]
@@ -651,22 +662,8 @@ def alloc_global(shape, dtype, scope="global"):
     sig = getattr(b, "signature", None)
     if sig is None:  # pragma: no cover - every trace has a signature
         raise error("T.alloc_global needs a traced function")
-    if isinstance(shape, (int, Value, Deferred)):
-        shape = (shape,)
-    alloc, dims = [], []
-    for x in shape:
-        v = operand(x)
-        if isinstance(v, Value):
-            if v.origin is None:
-                raise error("T.alloc_global's sizes must be ints, tensor dims or "
-                            "run-time scalar parameters")
-            alloc.append(v.origin)
-            dims.append(DynDim(f"_ws{next(_anonymous)}"))
-        else:
-            if isinstance(v, float) or int(v) < 1:
-                raise error(f"T.alloc_global's sizes must be positive ints, got {v!r}")
-            alloc.append(("static", int(v)))
-            dims.append(int(v))
+    shape, alloc, dims = _allocated_shape(shape, "T.alloc_global's sizes", "_ws",
+                                          positive=True)
     n = sum(1 for p in sig.params if p.workspace)
     buf = sig.reserve_tensor(f"workspace{n}", workspace=True)
     sig.describe_tensor(buf, dims, dtype)
