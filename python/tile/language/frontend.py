@@ -95,23 +95,6 @@ class ConstSym(Symbolic):
             raise error(f"T.const '{self.name}' is used before an annotation binds it")
         return self.value
 
-    def __index__(self):
-        return self._value()
-
-    __int__ = __index__
-
-    def __bool__(self):
-        return bool(self._value())
-
-    def __eq__(self, other):
-        return self._value() == operand(other)
-
-    def __ne__(self, other):
-        return self._value() != operand(other)
-
-    def __hash__(self):
-        return hash(self._value())
-
     def __repr__(self):
         return self.name if self.value is None else str(self.value)
 

@@ -40,6 +40,25 @@ class Symbolic(Deferred):
         """The expression with the symbols' names."""
         return repr(self)
 
+    # Any other use reads the value (an error naming the symbol while it is
+    # unbound).
+    def __index__(self):
+        return int(self._value())
+
+    __int__ = __index__
+
+    def __bool__(self):
+        return bool(self._value())
+
+    def __eq__(self, other):
+        return self._value() == operand(other)
+
+    def __ne__(self, other):
+        return self._value() != operand(other)
+
+    def __hash__(self):
+        return hash(self._value())
+
 
 class SymExpr(Symbolic):
     """An arithmetic expression of T.const symbols, evaluated when used."""
@@ -67,23 +86,6 @@ class SymExpr(Symbolic):
                             f"(in {self!r})")
             vals.append(operand(a))
         return _SYM_OPS[self.op](*vals)
-
-    def __index__(self):
-        return int(self._value())
-
-    __int__ = __index__
-
-    def __bool__(self):
-        return bool(self._value())
-
-    def __eq__(self, other):
-        return self._value() == operand(other)
-
-    def __ne__(self, other):
-        return self._value() != operand(other)
-
-    def __hash__(self):
-        return hash(self._value())
 
     def __repr__(self):
         def show(a):
