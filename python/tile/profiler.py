@@ -354,14 +354,7 @@ class Profiler:
         """Runs `reference_program` and the kernel on the same inputs and
         compares each output (fp8 as float32; dtypes need not match); at
         most `max_mismatched_ratio` of the elements may be off."""
-        inputs = list(input_tensors) if input_tensors is not None else self._get_inputs()
-        refs = self._outputs(reference_program(*inputs))
-        _synchronize(self.kernel)
-        outs = self._outputs(self.func(*inputs))
-        _synchronize(self.kernel)
-        if len(outs) != len(refs):
-            raise AssertionError(f"the kernel gives {len(outs)} outputs, the reference "
-                                 f"{len(refs)}")
+        outs, refs = self._run_both(reference_program, input_tensors)
         for n, (out, ref) in enumerate(zip(outs, refs)):
             if out is None or ref is None:
                 continue
@@ -379,6 +372,12 @@ class Profiler:
         `manual_check_prog(outs, refs)`."""
         if manual_check_prog is None:
             raise TypeError("manual_assert_close needs manual_check_prog")
+        outs, refs = self._run_both(reference_program, input_tensors)
+        manual_check_prog(outs, refs)
+
+    def _run_both(self, reference_program, input_tensors):
+        """The kernel's and the reference's outputs (lists) on the same
+        inputs; an AssertionError when their counts differ."""
         inputs = list(input_tensors) if input_tensors is not None else self._get_inputs()
         refs = self._outputs(reference_program(*inputs))
         _synchronize(self.kernel)
@@ -387,7 +386,7 @@ class Profiler:
         if len(outs) != len(refs):
             raise AssertionError(f"the kernel gives {len(outs)} outputs, the reference "
                                  f"{len(refs)}")
-        manual_check_prog(outs, refs)
+        return outs, refs
 
     def assert_consistent(self, repeat=10):
         """Runs the kernel `repeat` more times on the same inputs: each run
