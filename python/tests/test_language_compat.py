@@ -525,16 +525,50 @@ def test_region_copies(rng):
     np.testing.assert_array_equal(run(region_copies(9, 5, 6), x), ref)
 
 
-def test_fragment_region_at_a_runtime_index_is_an_error():
-    with raises_at(r"T.copy: fragment '' is indexed at a run-time value in dim 0"):
+@tile.jit(out_idx=[-1], target=TARGET)
+def fragment_rows(R, N):
+    @T.prim_func
+    def k(X: T.Tensor((R, N), T.float32), S: T.Tensor((1,), T.float32),
+          Y: T.Tensor((N,), T.float32)):
+        with T.Kernel(1, threads=64) as _:
+            f = T.alloc_fragment((R, N), T.float32)
+            row = T.alloc_fragment((N,), T.float32)
+            acc = T.alloc_fragment((N,), T.float32)
+            scale = T.alloc_fragment((1,), T.float32)
+            scale[0] = S[0]  # a one-element fragment written outside T.Parallel
+            T.copy(X[0, 0], f)
+            T.clear(acc)
+            for r in T.serial(R):
+                T.copy(f[r, :], row)  # a fragment row at a run-time index
+                for j in T.Parallel(N):
+                    acc[j] += row[j] * scale[0] + f[R - 1, j]
+            T.copy(acc, Y[0])
+    return k
+
+
+def test_fragment_elements_at_uniform_indices(rng):
+    """Fragment elements read at an index that is the same in every
+    iteration of a T.Parallel (a loop variable outside it, a constant), as
+    TileLang's decoding combine (`lse_local[k, i]`) and Mamba's chunk state
+    (`dA_cs_last[0]`) do; a one-element fragment written at block level.
+    Ragged: 3 rows of 37."""
+    x = rng.standard_normal((3, 37)).astype(np.float32)
+    s = np.array([1.5], np.float32)
+    ref = (x.sum(0) * 1.5 + 3 * x[2]).astype(np.float32)
+    np.testing.assert_allclose(run(fragment_rows(3, 37), x, s), ref, rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_fragment_slice_from_a_runtime_index_is_an_error():
+    with raises_at(r"T.copy: fragment '' is sliced from a run-time value in dim 1"):
         @T.prim_func
         def k(X: T.Tensor((4, 8), T.float32)):
             with T.Kernel(1) as _:
                 f = T.alloc_fragment((4, 8), T.float32)
-                row = T.alloc_fragment((8,), T.float32)
+                half = T.alloc_fragment((4, 4), T.float32)
                 T.copy(X[0, 0], f)
-                for r in T.serial(4):
-                    T.copy(f[r, :], row)
+                for r in T.serial(2):
+                    T.copy(f[:, r * 4:r * 4 + 4], half)
 
 
 # -- loops: T.Persistent ---------------------------------------------------------------

@@ -286,18 +286,39 @@ Value alignmentOfSides(const KernelContext &k, OpBuilder &b, Location loc,
   return all;
 }
 
+/// Slot `slot`, plus `offset` when given (a run-time slot offset: the
+/// private array is then indexed dynamically).
+static Value slotIndex(OpBuilder &b, Location loc, int64_t slot,
+                       Value offset) {
+  Value index = arith::ConstantIndexOp::create(b, loc, slot);
+  return offset ? arith::AddIOp::create(b, loc, index, offset).getResult()
+                : index;
+}
+
 Value loadSlot(OpBuilder &b, Location loc, const FragmentStorage &fragment,
-               int64_t slot) {
-  return memref::LoadOp::create(
-      b, loc, fragment.slots,
-      ValueRange{arith::ConstantIndexOp::create(b, loc, slot)});
+               int64_t slot, Value offset = Value()) {
+  return memref::LoadOp::create(b, loc, fragment.slots,
+                                ValueRange{slotIndex(b, loc, slot, offset)});
 }
 
 void storeSlot(OpBuilder &b, Location loc, const FragmentStorage &fragment,
-               int64_t slot, Value v) {
-  memref::StoreOp::create(
-      b, loc, v, fragment.slots,
-      ValueRange{arith::ConstantIndexOp::create(b, loc, slot)});
+               int64_t slot, Value v, Value offset = Value()) {
+  memref::StoreOp::create(b, loc, v, fragment.slots,
+                          ValueRange{slotIndex(b, loc, slot, offset)});
+}
+
+/// The slot offset of the uniformly indexed dims of an element access
+/// (kUniformDim in `dims`): their indices' slot digits in the fragment's
+/// layout; null when there are none.
+static Value uniformSlotOffset(OpBuilder &b, Location loc,
+                               const FragmentStorage &fragment,
+                               ValueRange indices, ArrayRef<unsigned> dims) {
+  if (!llvm::is_contained(dims, kUniformDim))
+    return Value();
+  SmallVector<Value> index;
+  for (auto [d, value] : llvm::zip(dims, indices))
+    index.push_back(d == kUniformDim ? value : constantIndex(b, loc, 0));
+  return applyLayout(b, loc, fragment.layout, index, kSlotAxis);
 }
 
 /// Slot runs of `fragment` that hold `width` consecutive innermost elements:
@@ -807,8 +828,7 @@ static LogicalResult lowerParallel(const KernelContext &k, PatternRewriter &rewr
                              ? cast<LoadOp>(nested).getIndices()
                              : cast<StoreOp>(nested).getIndices();
     if (isa<FragmentType>(buffer.getType()))
-      for (Value index : indices)
-        access.dims.push_back(cast<BlockArgument>(index).getArgNumber());
+      access.dims = getFragmentAccessDims(op, indices);
     storesToShared |= isa<StoreOp>(nested) && k.getShared(buffer);
     accesses.push_back(std::move(access));
   });
@@ -845,7 +865,9 @@ static LogicalResult lowerParallel(const KernelContext &k, PatternRewriter &rewr
                                         "does not hold in a fixed slot");
               return;
             }
-            v = loadSlot(at, l, *fragment, *from);
+            v = loadSlot(at, l, *fragment, *from,
+                         uniformSlotOffset(at, l, *fragment,
+                                           load.getIndices(), access.dims));
           } else {
             Side side = describe(k, at, l, load.getBuffer(), {});
             side.offsets.assign(load.getIndices().size(),
@@ -867,7 +889,9 @@ static LogicalResult lowerParallel(const KernelContext &k, PatternRewriter &rewr
                                        "not hold in a fixed slot");
             return;
           }
-          storeSlot(at, l, *fragment, *to, store.getValue());
+          storeSlot(at, l, *fragment, *to, store.getValue(),
+                    uniformSlotOffset(at, l, *fragment, store.getIndices(),
+                                      access.dims));
         } else {
           Side side = describe(k, at, l, store.getBuffer(), {});
           side.offsets.assign(store.getIndices().size(),

@@ -6,6 +6,8 @@
 
 #include "LayoutCodegen.h"
 
+#include "tile/Dialect/Tile/IR/TileOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -246,7 +248,7 @@ mlir::tile::gpu_lowering::mapSlot(const Layout &source, int64_t sourceSlot,
     SmallVector<int64_t> index = evalIndex(source, t, sourceSlot);
     SmallVector<int64_t> projected;
     for (unsigned d : dims)
-      projected.push_back(index[d]);
+      projected.push_back(d == kUniformDim ? 0 : index[d]);
     projected.push_back(0);
     std::optional<int64_t> slot;
     for (int64_t c = 0; c < copies && !slot; ++c) {

@@ -53,7 +53,10 @@ Value buildOwnsSlot(OpBuilder &b, Location loc, const Layout &fragment,
 /// The slot of `target` that holds, on every one of `threads` threads, the
 /// element `source` has in slot `sourceSlot`; std::nullopt when it differs
 /// between threads or a thread lacks it. `dims[d]` is the dim of `source`
-/// that target dim d reads (a projection when target has fewer dims).
+/// that target dim d reads (a projection when target has fewer dims), or
+/// kUniformDim for a dim read at a uniform index: index 0 there (the slot
+/// of another index adds its slot digits, which layout inference keeps
+/// apart from threads).
 std::optional<int64_t> mapSlot(const Layout &source, int64_t sourceSlot,
                                const Layout &target, ArrayRef<unsigned> dims,
                                int64_t threads);

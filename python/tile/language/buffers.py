@@ -151,15 +151,20 @@ class ElementRef(Deferred):
         self.buffer = buffer
         self.indices = tuple(indices)
 
+    @staticmethod
+    def _in_parallel():
+        scope = current_builder().innermost("parallel", "kernel")
+        return scope is not None and scope.kind == "parallel"
+
     def _access(self):
         b = current_builder()
         buf = self.buffer
         buf._check_visible()
-        in_parallel = b.innermost("parallel", "kernel")
-        in_parallel = in_parallel is not None and in_parallel.kind == "parallel"
+        in_parallel = self._in_parallel()
         if buf.kind == "fragment" and not in_parallel:
             raise error(f"elements of fragment '{buf.name or ''}' are read and written "
-                        "inside T.Parallel bodies, where each thread owns its elements")
+                        "inside T.Parallel bodies, where each thread owns its elements "
+                        "(outside one, a one-element fragment may be written)")
         if buf.kind != "local" and b.innermost("kernel") is None:
             raise error("buffer elements are accessed inside a T.Kernel")
         idx = ", ".join(index_operands(self.indices))
@@ -179,6 +184,14 @@ class ElementRef(Deferred):
     def store(self, value):
         buf = self.buffer
         v = convert(value, buf.dtype)
+        if buf.kind == "fragment" and not self._in_parallel() and \
+                all(n == 1 for n in buf.shape):
+            # A one-element fragment written by the whole block (TileLang's
+            # broadcast scalar, `x[0] = v`): every thread that holds it
+            # writes it, which is a fill.
+            current_builder().emit(f"tile.fill {buf.value.name}, {v.name} : "
+                                   f"{buf.type_text()}", result=False)
+            return
         tile_access, idx = self._access()
         op = "tile.store" if tile_access else "memref.store"
         current_builder().emit(f"{op} {v.name}, {buf.value.name}[{idx}] : {buf.type_text()}",

@@ -655,15 +655,19 @@ def _parallel_copy(s, d, what, pad=None, combine=None):
             continue
         starts, extents = dims[k]
         for axis, (st, e) in enumerate(zip(starts, extents)):
+            # An indexed dim reads the same element in every iteration (a
+            # uniform index, which the tile dialect keeps in every thread's
+            # slots); the sliced ones run over the loop's own indices.
+            if e is None:
+                continue
             stv = operand(st)
-            if e is None or isinstance(stv, Value) or stv != 0:
+            if isinstance(stv, Value) or stv != 0:
                 raise error(
-                    f"{what}: fragment '{side.buffer.name or ''}' is indexed at "
+                    f"{what}: fragment '{side.buffer.name or ''}' is sliced from "
                     f"{_show(st)} in dim {axis}; a fragment's elements are accessed "
-                    "at the T.Parallel loop's own indices, so a region of a fragment "
-                    "must start at 0 in every dim (the tile dialect has no access to "
-                    "a fragment element at another index yet)")
-        full = list(side.buffer.shape)
+                    "at the T.Parallel loop's own indices (or at one index for all "
+                    "of them), so a slice of a fragment must start at 0")
+        full = [n for n, e in zip(side.buffer.shape, extents) if e is not None]
         if any(f < t for f, t in zip(full, tile)):
             raise error(f"{what}: the region is larger than fragment "
                         f"'{side.buffer.name or ''}'")

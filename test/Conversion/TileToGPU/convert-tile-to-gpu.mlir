@@ -259,3 +259,36 @@ func.func @reuse(%X: memref<64x64xf32>, %Y: memref<64x64xf32>) {
   }
   return
 }
+
+// -----
+
+// A fragment dim read at a uniform index is in every thread's slots
+// (#tile.fragment<[[4:s4], [16:t1, 4:s1]]>): row %k of the thread's four
+// columns is slot 4 * %k + column, a run-time index into the private
+// array; a constant row is a fixed slot.
+// CHECK-LABEL: func.func @uniform_index
+// CHECK-SAME: %[[K:[a-z0-9]+]]: index)
+// CHECK: %[[ROW:.+]] = arith.muli %[[K]], %c4 : index
+// CHECK: %[[A:.+]] = memref.load %[[F:[a-z0-9_]+]][%[[ROW]]] : memref<16xf32>
+// CHECK: %[[B:.+]] = memref.load %[[F]][%c0] : memref<16xf32>
+// CHECK: arith.addf %[[A]], %[[B]] : f32
+// CHECK: %[[ROW1:.+]] = arith.muli %[[K]], %c4 : index
+// CHECK: %[[AT1:.+]] = arith.addi %[[ROW1]], %c1 : index
+// CHECK: memref.load %[[F]][%[[AT1]]] : memref<16xf32>
+// CHECK: memref.load %[[F]][%c1] : memref<16xf32>
+func.func @uniform_index(%X: memref<4x64xf32>, %Y: memref<64xf32>, %k: index) {
+  tile.kernel grid(%b) in (1) threads(64) {
+    %f = tile.fragment : !tile.fragment<4x64xf32>
+    %r = tile.fragment : !tile.fragment<64xf32>
+    tile.copy %X[0, 0] -> %f : memref<4x64xf32>, !tile.fragment<4x64xf32>
+    tile.parallel (%i) in (64) {
+      %v = tile.load %f[%k, %i] : !tile.fragment<4x64xf32>
+      %z = arith.constant 0 : index
+      %w = tile.load %f[%z, %i] : !tile.fragment<4x64xf32>
+      %a = arith.addf %v, %w : f32
+      tile.store %a, %r[%i] : !tile.fragment<64xf32>
+    }
+    tile.copy %r -> %Y[0] : !tile.fragment<64xf32>, memref<64xf32>
+  }
+  return
+}

@@ -115,3 +115,21 @@ func.func @reduce_into_elsewhere() {
   }
   return
 }
+
+// -----
+
+// A dim read at a uniform index must be in each thread's slots; a layout
+// that spreads it over threads (given here) cannot serve the loop.
+func.func @uniform_dim_on_threads(%k: index) {
+  tile.kernel grid(%b) in (1) threads(64) {
+    // expected-note @+1 {{that layout was chosen here: annotated in the source}}
+    %f = tile.fragment layout(#tile.fragment<[[4:t16], [16:t1]]>) : !tile.fragment<4x16xf32>
+    %r = tile.fragment : !tile.fragment<16xf32>
+    // expected-error @+1 {{'tile.parallel' op layout conflict: this tile.parallel (runs each iteration on the threads that own the fragment elements it indexes) reads a fragment that needs #tile.fragment<[[4:s4], [4:t1, 4:s1]]> but it already has #tile.fragment<[[4:t16], [16:t1]]>}}
+    tile.parallel (%i) in (16) {
+      %v = tile.load %f[%k, %i] : !tile.fragment<4x16xf32>
+      tile.store %v, %r[%i] : !tile.fragment<16xf32>
+    }
+  }
+  return
+}

@@ -145,6 +145,32 @@ func.func @softmax_rows(%S: memref<?x?xf32>, %i: index) {
 
 // -----
 
+// A fragment dim read at a uniform index (a run-time row %k, a constant)
+// stays in every thread's slots: the free choice spreads only the other
+// dims, and a one-element fragment read at index 0 is held by every thread
+// that runs the loop.
+// CHECK-LABEL: func.func @uniform_index
+// SM80: tile.fragment layout(#tile.fragment<{{\[}}[4:s4], [16:t1, 4:s1]]>) : !tile.fragment<4x64xf32>
+// SM80: tile.fragment layout(#tile.fragment<{{\[}}[16:t1, 4:s1]]>) : !tile.fragment<64xf32>
+// SM80: tile.fragment layout(#tile.fragment<{{\[}}[1:s1]], replicate [16:t1]>) : !tile.fragment<1xf32>
+func.func @uniform_index(%k: index) {
+  tile.kernel grid(%b) in (1) threads(64) {
+    %f = tile.fragment : !tile.fragment<4x64xf32>
+    %r = tile.fragment : !tile.fragment<64xf32>
+    %one = tile.fragment : !tile.fragment<1xf32>
+    tile.parallel (%i) in (64) {
+      %v = tile.load %f[%k, %i] : !tile.fragment<4x64xf32>
+      %z = arith.constant 0 : index
+      %t = tile.load %one[%z] : !tile.fragment<1xf32>
+      %m = arith.mulf %v, %t : f32
+      tile.store %m, %r[%i] : !tile.fragment<64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // A parallel loop over an accumulator takes the accumulator's layout; the
 // row vector it reads gets the projection onto rows, which the later
 // reduce also produces.

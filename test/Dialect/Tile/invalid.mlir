@@ -946,9 +946,10 @@ func.func @f() {
   tile.kernel grid(%a) in (1) threads(128) {
     %f = tile.fragment : !tile.fragment<64xf32>
     tile.parallel (%i) in (64) {
-      %c0 = arith.constant 0 : index
-      // expected-error @+1 {{fragment index #0 must be an induction variable of the enclosing 'tile.parallel'}}
-      %x = tile.load %f[%c0] : !tile.fragment<64xf32>
+      %c1 = arith.constant 1 : index
+      %next = arith.addi %i, %c1 : index
+      // expected-error @+1 {{fragment index #0 must be an induction variable of the enclosing 'tile.parallel' or the same in every iteration (a constant or a value defined outside it)}}
+      %x = tile.load %f[%next] : !tile.fragment<64xf32>
     }
   }
   return

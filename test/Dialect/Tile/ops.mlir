@@ -170,6 +170,16 @@ func.func @loops(%G: memref<?x?xf32>, %n: index) {
       // CHECK: tile.store %{{.+}}, %{{.+}}[%[[J]], %[[I]]] : memref<64x128xf32, #gpu.address_space<workgroup>>
       tile.store %e, %sh[%j, %i] : memref<64x128xf32, #gpu.address_space<workgroup>>
     }
+    // A fragment dim read at a uniform index (from outside the loop, or a
+    // constant).
+    // CHECK: tile.parallel (%[[U:.+]]) in (128) {
+    tile.parallel (%u) in (128) {
+      // CHECK: tile.load %{{.+}}[%{{.+}}, %[[U]]] : !tile.fragment<64x128xf32>
+      %row = tile.load %s[%n, %u] : !tile.fragment<64x128xf32>
+      %c3 = arith.constant 3 : index
+      // CHECK: tile.store %{{.+}}, %{{.+}}[%{{.+}}, %[[U]]] : !tile.fragment<64x128xf32>
+      tile.store %row, %s[%c3, %u] : !tile.fragment<64x128xf32>
+    }
     // CHECK: tile.parallel (%{{.+}}) in (64) layout(#tile.fragment<{{\[}}[64:t1]], replicate [2:t64]>) {
     tile.parallel (%i) in (64) layout(#tile.fragment<[[64:t1]], replicate [2:t64]>) {
       %v = tile.load %m[%i] : !tile.fragment<64xf32>

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
@@ -764,6 +765,27 @@ LogicalResult PipelinedOp::verifyRegions() {
 
 /// Verifies an element access of `buffer[indices]` in a tile.parallel body.
 /// `isStore`: a fragment store must use every induction variable once.
+/// Whether `index` is the same in every iteration of `parallel`: a constant,
+/// or a value defined outside its body.
+static bool isUniformIndex(Value index, ParallelOp parallel) {
+  if (matchPattern(index, m_Constant()))
+    return true;
+  return !parallel.getBody().isAncestor(index.getParentRegion());
+}
+
+SmallVector<unsigned> mlir::tile::getFragmentAccessDims(ParallelOp parallel,
+                                                        ValueRange indices) {
+  SmallVector<unsigned> dims;
+  for (Value index : indices) {
+    auto iv = dyn_cast<BlockArgument>(index);
+    if (iv && iv.getOwner()->getParentOp() == parallel)
+      dims.push_back(iv.getArgNumber());
+    else
+      dims.push_back(kUniformDim);
+  }
+  return dims;
+}
+
 static LogicalResult verifyElementAccess(Operation *op, Value buffer,
                                          ValueRange indices, bool isStore) {
   auto parallel = op->getParentOfType<ParallelOp>();
@@ -781,15 +803,21 @@ static LogicalResult verifyElementAccess(Operation *op, Value buffer,
            << indices.size();
   if (!isa<FragmentType>(type))
     return success();
-  // Fragments: each index is an induction variable of the nearest parallel.
+  // Fragments: each index is an induction variable of the nearest parallel,
+  // or uniform (the same in every iteration: constant or defined outside
+  // it), which layout inference keeps in each thread's slots.
   llvm::SmallPtrSet<Value, 4> used;
   for (auto [dim, index] : llvm::enumerate(indices)) {
     auto iv = dyn_cast<BlockArgument>(index);
-    if (!iv || iv.getOwner()->getParentOp() != parallel)
+    if (!iv || iv.getOwner()->getParentOp() != parallel) {
+      if (isUniformIndex(index, parallel))
+        continue;
       return op->emitOpError("fragment index #")
              << dim
              << " must be an induction variable of the enclosing "
-                "'tile.parallel'";
+                "'tile.parallel' or the same in every iteration (a constant "
+                "or a value defined outside it)";
+    }
     if (!used.insert(iv).second)
       return op->emitOpError("fragment indices must be distinct induction "
                              "variables");

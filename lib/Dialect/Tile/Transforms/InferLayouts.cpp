@@ -101,6 +101,9 @@ private:
   bool changed = false;
 
   SmallVector<FragmentOp> fragmentOps;
+  /// The dims of each fragment some tile.parallel indexes uniformly: a free
+  /// choice keeps them in each thread's slots.
+  llvm::DenseMap<Value, llvm::SmallDenseSet<unsigned>> uniformDims;
   SmallVector<AllocSharedOp> sharedOps;
   SmallVector<ParallelOp> loopOps;
   llvm::MapVector<Value, LayoutDecision> fragments;
@@ -164,13 +167,34 @@ bool LayoutInference::chooseFreeFragment() {
   if (!best)
     return false;
   FragmentType type = best.getType();
-  Layout layout = getVectorizedFragment(
-      type.getShape(), type.getElementType().getIntOrFloatBitWidth(), threads);
-  fragments.insert({best.getResult(),
-                    {layout, best,
-                     "free choice: runs of up to 128 bits per thread along "
-                     "the innermost dim, consecutive threads on consecutive "
-                     "runs"}});
+  // Spread the dims indexed by induction variables; those some loop indexes
+  // uniformly become slot digits (every holder holds all of them), and a
+  // fragment indexed only uniformly is held whole by every thread.
+  const llvm::SmallDenseSet<unsigned> &uniform = uniformDims[best.getResult()];
+  SmallVector<int64_t> spread;
+  for (auto [d, size] : llvm::enumerate(type.getShape()))
+    if (!uniform.contains(d))
+      spread.push_back(size);
+  Layout layout =
+      spread.empty()
+          ? makeFragment({}, {LayoutFactor{threads, kThreadAxis, 1}})
+          : getVectorizedFragment(
+                spread, type.getElementType().getIntOrFloatBitWidth(),
+                threads);
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    if (uniform.contains(d))
+      layout = layout.insertDim(
+          d, {LayoutFactor{type.getShape()[d], kSlotAxis,
+                           getSlotExtent(layout)}});
+  fragments.insert(
+      {best.getResult(),
+       {layout, best,
+        std::string("free choice: runs of up to 128 bits per thread along "
+                    "the innermost dim, consecutive threads on consecutive "
+                    "runs") +
+            (uniform.empty() ? ""
+                             : "; the dims a tile.parallel indexes at a "
+                               "uniform value in every thread's slots")}});
   return true;
 }
 
@@ -286,6 +310,20 @@ LogicalResult LayoutInference::run() {
                        {layout, {Layout(), op, "annotated in the source"}}});
     } else if (auto loop = dyn_cast<ParallelOp>(op)) {
       loopOps.push_back(loop);
+      loop.getBody().walk([&](Operation *nested) {
+        auto load = dyn_cast<LoadOp>(nested);
+        auto store = dyn_cast<StoreOp>(nested);
+        if (!load && !store)
+          return;
+        Value buffer = load ? load.getBuffer() : store.getBuffer();
+        if (!isa<FragmentType>(buffer.getType()) ||
+            nested->getParentOfType<ParallelOp>() != loop)
+          return;
+        for (auto [d, iv] : llvm::enumerate(getFragmentAccessDims(
+                 loop, load ? load.getIndices() : store.getIndices())))
+          if (iv == kUniformDim)
+            uniformDims[buffer].insert(d);
+      });
       if (std::optional<Layout> layout =
               annotated(loop.getLayoutAttr(), loop.getShape(),
                         IndexType::get(op->getContext())))

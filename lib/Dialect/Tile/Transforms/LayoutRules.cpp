@@ -29,12 +29,51 @@ using namespace mlir::tile;
 namespace {
 
 /// An element access of a fragment in a tile.parallel body: buffer dim `d`
-/// is indexed by induction variable `ivs[d]`.
+/// is indexed by induction variable `dims[d]`, or by a uniform value
+/// (kUniformDim). `ivs` are the induction variables of the other dims, in
+/// buffer order: the access seen without its uniform dims.
 struct Access {
   Value buffer;
+  SmallVector<unsigned> dims;
   SmallVector<unsigned> ivs;
   bool isFull(unsigned loopRank) const { return ivs.size() == loopRank; }
+  bool hasUniformDims() const { return ivs.size() != dims.size(); }
 };
+
+/// Whether dim `dim` of `fragment` is in each thread's slots only (no
+/// thread digit): a uniform index then reads the same thread's slots.
+bool isSlotOnly(const Layout &fragment, unsigned dim) {
+  return llvm::all_of(fragment.getFactors(dim), [](const LayoutFactor &f) {
+    return f.size == 1 || f.outDim == kSlotAxis;
+  });
+}
+
+/// `fragment` without the dims `access` indexes uniformly, or nothing when
+/// one of them has thread digits (a uniform index cannot read it).
+std::optional<Layout> withoutUniformDims(const Layout &fragment,
+                                         const Access &access) {
+  Layout result = fragment;
+  for (int64_t d = access.dims.size() - 1; d >= 0; --d) {
+    if (access.dims[d] != kUniformDim)
+      continue;
+    if (!isSlotOnly(fragment, d))
+      return std::nullopt;
+    result = projectFragment(result, d);
+  }
+  return result;
+}
+
+/// `fragment` (the layout of the access's induction-variable dims) with the
+/// uniformly indexed dims inserted as slot digits: every thread that holds
+/// an element holds all of them along those dims.
+Layout withUniformDims(Layout fragment, const Access &access,
+                       ArrayRef<int64_t> shape) {
+  for (auto [d, iv] : llvm::enumerate(access.dims))
+    if (iv == kUniformDim)
+      fragment = fragment.insertDim(
+          d, {LayoutFactor{shape[d], kSlotAxis, getSlotExtent(fragment)}});
+  return fragment;
+}
 
 /// Permutation for a loop layout's dims -> a fragment's dims (or back),
 /// keeping the replica dim last.
@@ -205,9 +244,10 @@ struct ParallelLayoutRule
       if (!buffer || !isa<FragmentType>(buffer.getType()) ||
           nested->getParentOfType<ParallelOp>() != loop)
         return;
-      Access access{buffer, {}};
-      for (Value index : indices)
-        access.ivs.push_back(cast<BlockArgument>(index).getArgNumber());
+      Access access{buffer, getFragmentAccessDims(loop, indices), {}};
+      for (unsigned iv : access.dims)
+        if (iv != kUniformDim)
+          access.ivs.push_back(iv);
       accesses.push_back(std::move(access));
     });
 
@@ -220,9 +260,13 @@ struct ParallelLayoutRule
         const LayoutDecision *known = state.getFragment(access.buffer);
         if (access.isFull(rank) != full || !known)
           continue;
+        std::optional<Layout> indexed =
+            withoutUniformDims(known->layout, access);
+        if (!indexed)
+          continue;
         state.setLoop(loop,
-                      full ? toLoopOrder(known->layout, access.ivs)
-                           : expandToLoop(known->layout, access.ivs,
+                      full ? toLoopOrder(*indexed, access.ivs)
+                           : expandToLoop(*indexed, access.ivs,
                                           loop.getShape()),
                       full ? "runs each iteration on the threads that own "
                              "the fragment elements it indexes"
@@ -238,11 +282,17 @@ struct ParallelLayoutRule
 
     for (const Access &access : accesses) {
       Layout needed = requiredFragment(loopLayout, access.ivs);
+      ArrayRef<int64_t> shape =
+          cast<FragmentType>(access.buffer.getType()).getShape();
       const LayoutDecision *have = state.getFragment(access.buffer);
       if (!have) {
         if (failed(state.setFragment(
-                access.buffer, needed, loop,
-                access.isFull(rank)
+                access.buffer, withUniformDims(needed, access, shape), loop,
+                access.hasUniformDims()
+                    ? "indexed at a uniform value in this tile.parallel: "
+                      "the loop layout on the induction variables that index "
+                      "it, the uniformly indexed dims in every thread's slots"
+                : access.isFull(rank)
                     ? "indexed by every induction variable of this "
                       "tile.parallel, so it shares the loop's layout"
                     : "broadcast in this tile.parallel: the loop layout "
@@ -251,14 +301,17 @@ struct ParallelLayoutRule
           return failure();
         continue;
       }
-      bool ok = access.isFull(rank)
-                    ? haveSameOwners(have->layout, needed, /*slots=*/false)
-                    : coversLoop(have->layout, loopLayout, access.ivs);
+      std::optional<Layout> indexed = withoutUniformDims(have->layout, access);
+      bool ok = indexed &&
+                (access.isFull(rank)
+                     ? haveSameOwners(*indexed, needed, /*slots=*/false)
+                     : coversLoop(*indexed, loopLayout, access.ivs));
       if (!ok)
         return state.conflict(loop,
                               "this tile.parallel (" + decided->reason +
                                   ") reads a fragment that",
-                              needed, access.buffer);
+                              withUniformDims(needed, access, shape),
+                              access.buffer);
     }
     return success();
   }

@@ -35,4 +35,14 @@ public:
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.h.inc"
 
+namespace mlir::tile {
+/// How a fragment element access in a tile.parallel body (tile.load /
+/// tile.store) indexes each dim of the fragment: by an induction variable of
+/// `parallel` (its number), or by a uniform value, the same for every
+/// iteration (defined outside the loop, or a constant; kUniformDim).
+inline constexpr unsigned kUniformDim = ~0u;
+SmallVector<unsigned> getFragmentAccessDims(ParallelOp parallel,
+                                            ValueRange indices);
+} // namespace mlir::tile
+
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_H

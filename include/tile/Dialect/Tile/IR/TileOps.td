@@ -312,7 +312,9 @@ def Tile_ParallelOp : Tile_Op<"parallel", [Tile_BlockLevel,
     derives it from the fragments the body touches). Bodies access
     elements with `tile.load` and `tile.store`; a fragment is indexed by the
     loop's own arguments, so each iteration touches elements its thread
-    owns.
+    owns, or in some dims by a value that is the same in every iteration (a
+    constant, or one defined outside the loop), which layout inference keeps
+    in each thread's slots.
 
     ```mlir
     tile.parallel (%i, %j) in (64, 128) {
