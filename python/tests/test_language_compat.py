@@ -667,6 +667,10 @@ def test_alloc_global_is_a_workspace(rng):
     k = through_workspace(21)
     np.testing.assert_allclose(run(k, x), (x + 1) * 2, rtol=1e-6)
     assert len(k.params) == 3 and k._n_in == 1  # the workspace is no argument
+    # The profiler's inputs are the caller's: the reference sees X alone.
+    profiler = k.get_profiler(tile.TensorSupplyType.Integer)
+    assert [p.name for p in profiler.params] == ["X", "Y"]
+    profiler.assert_allclose(lambda X: (X + 1) * 2, atol=0, rtol=0)
 
 
 # -- kernels: bindings, swizzle, layouts, policies, asserts -------------------------------

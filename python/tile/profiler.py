@@ -303,7 +303,10 @@ class Profiler:
         self.kernel = kernel
         self.adapter = kernel
         self.supply_type = supply_type
-        self.params = [KernelParam.from_param(p) for p in kernel.params]
+        # The caller's parameters: workspaces (T.alloc_global) are the
+        # kernel's own, allocated at each call (out_idx counts without them).
+        self.params = [KernelParam.from_param(p) for p in kernel.params
+                       if not getattr(p, "workspace", False)]
         self.result_idx = list(kernel.out_idx)
         self.supply = get_tensor_supply(
             supply_type, device="cpu" if kernel.target == "cpu" else kernel.target)
