@@ -95,13 +95,18 @@ def figures(output):
     return found
 
 
+# Modules TileLang's example folders ship beside their programs (bert_padding),
+# written for tile: searched after the program's own folder and PYTHONPATH.
+HELPERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tilelang-example-helpers")
+
+
 def child_environment():
     """This environment, with PYTHONPATH's entries made absolute (the
-    programs run in their own directories)."""
+    programs run in their own directories) and HELPERS last."""
     environment = dict(os.environ)
     entries = [e for e in environment.get("PYTHONPATH", "").split(os.pathsep) if e]
-    if entries:
-        environment["PYTHONPATH"] = os.pathsep.join(os.path.abspath(e) for e in entries)
+    entries.append(HELPERS)
+    environment["PYTHONPATH"] = os.pathsep.join(os.path.abspath(e) for e in entries)
     return environment
 
 
