@@ -20,6 +20,7 @@ The exit status is 0 when every program passed, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -97,15 +98,21 @@ def figures(output):
 
 # Modules TileLang's example folders ship beside their programs (bert_padding),
 # written for tile: searched after the program's own folder and PYTHONPATH.
+# STAND_INS are references the programs import from packages this host may
+# lack (flash-attn): added only where the package is not installed.
 HELPERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tilelang-example-helpers")
+STAND_INS = os.path.join(HELPERS, "stand-ins")
 
 
 def child_environment():
     """This environment, with PYTHONPATH's entries made absolute (the
-    programs run in their own directories) and HELPERS last."""
+    programs run in their own directories), HELPERS last and STAND_INS for
+    the packages that are missing."""
     environment = dict(os.environ)
     entries = [e for e in environment.get("PYTHONPATH", "").split(os.pathsep) if e]
     entries.append(HELPERS)
+    if any(importlib.util.find_spec(name) is None for name in os.listdir(STAND_INS)):
+        entries.append(STAND_INS)
     environment["PYTHONPATH"] = os.pathsep.join(os.path.abspath(e) for e in entries)
     return environment
 
