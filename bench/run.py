@@ -137,7 +137,7 @@ class Bench:
         text = template.substitute(
             T=dtype, BM=bm, BN=bn, BK=bk, THREADS=threads, STAGES=stages,
             RASTER="#tile.raster<8, row>",
-            ATTRS=" attributes {tile.persistent}" if persistent else "")
+            ATTRS=" persistent" if persistent else "")
         if self.args.features is not None:
             # The module names its target: tile-run keeps its features.
             names = ", ".join(f'"{n}"' for n in

@@ -212,7 +212,7 @@ def test_persistent_kernel(rng):
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     k = persistent_gemm(M, N, K)
-    assert "raster(#tile.raster<2>) attributes {tile.persistent}" in k.ir
+    assert "raster(#tile.raster<2>) persistent {" in k.ir
     ref = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(run(k, a, b), ref, rtol=1e-3, atol=1e-2)
 

@@ -63,7 +63,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
     - reductions combine in registers, then by warp shuffles, then through
       shared memory; tile.parallel bodies are unrolled over the thread's
       slots; pipelined loops become `scf.for`;
-    - a kernel marked `tile.persistent` launches min(tiles, multiprocessors)
+    - a `persistent` kernel launches min(tiles, multiprocessors)
       blocks (the host asks the runtime's `tileGpuMultiprocessorCount`),
       each walking the grid's tiles in a loop.
   }];

@@ -21,12 +21,7 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
   KernelPlan plan;
   plan.target = target;
   plan.threads = kernel.getThreadsAttr().getInt();
-  if (Attribute mark = kernel->getAttr(kPersistentAttrName)) {
-    if (!isa<UnitAttr>(mark))
-      return kernel.emitOpError("'")
-             << kPersistentAttrName << "' is a unit attribute";
-    plan.persistent = true;
-  }
+  plan.persistent = kernel.getPersistent();
   if (failed(plan.planBuffers(kernel)) ||
       failed(checkCompileBounds(kernel, target)))
     return failure();

@@ -118,7 +118,7 @@ public:
   /// issues its copies; the kernel's code runs on the consumer threads
   /// (0 .. threads-1), which synchronize through a named barrier.
   Operation *warpSpecialized = nullptr;
-  /// The kernel is marked `tile.persistent`: min(tiles, multiprocessors)
+  /// The kernel is `persistent`: min(tiles, multiprocessors)
   /// blocks walk the grid's tiles (the body in a loop over them).
   bool persistent = false;
   /// Bytes of dynamic shared memory the block needs.
@@ -139,8 +139,6 @@ public:
     return threads + (warpSpecialized ? kProducerThreads : 0);
   }
   static constexpr int64_t kProducerThreads = 128;
-  /// The unit attribute that marks a tile.kernel persistent.
-  static constexpr StringLiteral kPersistentAttrName = "tile.persistent";
 
   /// The layout of a fragment value of this kernel.
   const Layout &getFragmentLayout(Value fragment) const {

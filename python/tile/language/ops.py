@@ -51,7 +51,7 @@ class Kernel:
             raise error(f"T.Kernel's threads must be 1 to 1024, got {self.threads}")
         self.raster = None
         # tile's addition: min(blocks, multiprocessors) blocks walk the
-        # grid's blocks (the kernel is marked tile.persistent).
+        # grid's blocks (the kernel is marked persistent).
         self.persistent = bool(persistent)
 
     def __enter__(self):
@@ -76,10 +76,9 @@ class Kernel:
         def head(op):
             ids = ", ".join(v.name for v in op.regions[0].args)
             raster = f" raster({kernel.raster})" if kernel.raster else ""
-            attrs = (" attributes {tile.persistent}" if kernel.persistent
-                     else "")
+            persistent = " persistent" if kernel.persistent else ""
             return (f"tile.kernel grid({ids}) in ({', '.join(sizes)}) "
-                    f"threads({kernel.threads}){raster}{attrs}")
+                    f"threads({kernel.threads}){raster}{persistent}")
 
         _, self.op = b.emit(head, result=False)
         self.region = b.open_region("kernel", self.op, names, dt.index)

@@ -79,16 +79,3 @@ func.func @gemm_accumulator_layout(%A: memref<16x16xf16>, %B: memref<16x8xf16>) 
   }
   return
 }
-
-// -----
-
-func.func @persistent_mark(%X: memref<32xf32>) {
-  %zero = arith.constant 0.0 : f32
-  // expected-error @+1 {{'tile.persistent' is a unit attribute}}
-  tile.kernel grid(%bx) in (1) threads(32) attributes {tile.persistent = 1 : i64} {
-    %x = tile.fragment layout(#tile.fragment<[[32:t1]]>) : !tile.fragment<32xf32>
-    tile.fill %x, %zero : !tile.fragment<32xf32>
-    tile.copy %x -> %X[0] : !tile.fragment<32xf32>, memref<32xf32>
-  }
-  return
-}

@@ -2,7 +2,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=NOWS
 // RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma,warp-specialize,tma-multicast" --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=MULTICAST
 
-// A kernel marked tile.persistent: the host launches min(tiles,
+// A kernel marked persistent: the host launches min(tiles,
 // multiprocessors) blocks along x (the runtime's count); each walks the
 // tiles t = block, block + blocks, ... (the block count passed in, as AMD
 // reads the grid's size through ROCm's device library) and takes the
@@ -83,7 +83,7 @@ func.func @gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
   %zero = arith.constant 0.0 : f32
-  tile.kernel grid(%bx, %by) in (%gm, 4) threads(256) raster(#tile.raster<2, row>) attributes {tile.persistent} {
+  tile.kernel grid(%bx, %by) in (%gm, 4) threads(256) raster(#tile.raster<2, row>) persistent {
     %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
     %acc = tile.fragment : !tile.fragment<128x128xf32>
@@ -113,7 +113,7 @@ func.func @gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %
 func.func @scale(%X: memref<?xf32>, %n: index) {
   %c64 = arith.constant 64 : index
   %two = arith.constant 2.0 : f32
-  tile.kernel grid(%bx) in (%n) threads(64) attributes {tile.persistent} {
+  tile.kernel grid(%bx) in (%n) threads(64) persistent {
     %x = tile.fragment : !tile.fragment<64xf32>
     %i0 = arith.muli %bx, %c64 : index
     tile.copy %X[%i0] -> %x : memref<?xf32>, !tile.fragment<64xf32>

@@ -52,7 +52,7 @@
 func.func @store(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
   %c128 = arith.constant 128 : index
   %zero = arith.constant 0.0 : f32
-  tile.kernel grid(%bx) in (4) threads(128) attributes {tile.persistent} {
+  tile.kernel grid(%bx) in (4) threads(128) persistent {
     %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
     %acc = tile.fragment : !tile.fragment<128x128xf32>

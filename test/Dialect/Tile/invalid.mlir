@@ -140,6 +140,33 @@ func.func @f() {
 // -----
 
 func.func @f() {
+  // expected-error @+1 {{'tile.persistent' is spelled as the keyword 'persistent' (after threads/raster)}}
+  tile.kernel grid(%a) in (4) threads(32) attributes {tile.persistent} {
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'tile.specialize' is spelled as the keyword 'specialize' (after threads/raster)}}
+  tile.kernel grid(%a) in (4) threads(32) attributes {tile.specialize} {
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'persistent' is a keyword of tile.kernel (after threads/raster), not an attribute}}
+  tile.kernel grid(%a) in (4) threads(32) attributes {persistent = 1 : i64} {
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
   // expected-error @+1 {{raster needs a 2-d grid, got 1 grid dims}}
   tile.kernel grid(%a) in (4) threads(32) raster(#tile.raster<2>) {
   }

@@ -12,6 +12,12 @@ func.func @kernel_grids(%n: index) {
   // CHECK: tile.kernel grid(%{{.+}}, %{{.+}}) in (%{{.+}}, 2) threads(128) raster(#tile.raster<2, column>) {
   tile.kernel grid(%bx, %by) in (%n, 2) threads(128) raster(#tile.raster<2, column>) {
   }
+  // CHECK: tile.kernel grid(%{{.+}}, %{{.+}}) in (%{{.+}}, 2) threads(128) raster(#tile.raster<2>) persistent {
+  tile.kernel grid(%bx, %by) in (%n, 2) threads(128) raster(#tile.raster<2>) persistent {
+  }
+  // CHECK: tile.kernel grid(%{{.+}}) in (%{{.+}}) threads(32) persistent specialize {
+  tile.kernel grid(%bx) in (%n) threads(32) persistent specialize {
+  }
   // CHECK: tile.kernel grid(%{{.+}}, %{{.+}}, %{{.+}}) in (2, 3, 4) threads(64) attributes {note = "x"} {
   tile.kernel grid(%bx, %by, %bz) in (2, 3, 4) threads(64) attributes {note = "x"} {
   }

@@ -1,6 +1,6 @@
 // A persistent GEMM: C (f32, M x N) = A (f16, M x K) x B (f16, K x N), the
 // bench's Hopper configuration (128 x 256 tiles, 64-wide K steps, 256
-// threads, 3 stages, rasterized) marked tile.persistent: on a GPU,
+// threads, 3 stages, rasterized) marked persistent: on a GPU,
 // min(tiles, multiprocessors) blocks walk the tiles. Used by
 // test/Execution/gemm-persistent.test (CPU), test/Integration/gemm.test
 // (GPU) and test/NVVM/persistent.test (PTX).
@@ -17,7 +17,7 @@ func.func @gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>) {
   %grid_m = arith.ceildivui %m, %bm : index
   %grid_n = arith.ceildivui %n, %bn : index
   %num_k = arith.ceildivui %k, %bk : index
-  tile.kernel grid(%bx, %by) in (%grid_m, %grid_n) threads(256) raster(#tile.raster<8, row>) attributes {tile.persistent} {
+  tile.kernel grid(%bx, %by) in (%grid_m, %grid_n) threads(256) raster(#tile.raster<8, row>) persistent {
     %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
     %acc = tile.fragment : !tile.fragment<128x256xf32>

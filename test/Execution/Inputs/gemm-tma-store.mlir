@@ -17,7 +17,7 @@ func.func @gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
   %grid_m = arith.ceildivui %m, %bm : index
   %grid_n = arith.ceildivui %n, %bn : index
   %num_k = arith.ceildivui %k, %bk : index
-  tile.kernel grid(%bx, %by) in (%grid_m, %grid_n) threads(256) raster(#tile.raster<8, row>) attributes {tile.persistent} {
+  tile.kernel grid(%bx, %by) in (%grid_m, %grid_n) threads(256) raster(#tile.raster<8, row>) persistent {
     %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
     %Bs = tile.alloc_shared : memref<64x256xf16, #gpu.address_space<workgroup>>
     %acc = tile.fragment : !tile.fragment<128x256xf32>

@@ -114,8 +114,22 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
       return failure();
     result.addAttribute(getRasterAttrName(result.name), raster);
   }
+  bool persistent = succeeded(parser.parseOptionalKeyword("persistent"));
+  bool specialize = succeeded(parser.parseOptionalKeyword("specialize"));
+  SMLoc attrsLoc = parser.getCurrentLocation();
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
+  for (StringRef keyword : {"persistent", "specialize"})
+    if (result.attributes.get(keyword))
+      return parser.emitError(attrsLoc, "'")
+             << keyword << "' is a keyword of tile.kernel (after "
+             << "threads/raster), not an attribute";
+  if (persistent)
+    result.addAttribute(getPersistentAttrName(result.name),
+                        builder.getUnitAttr());
+  if (specialize)
+    result.addAttribute(getSpecializeAttrName(result.name),
+                        builder.getUnitAttr());
   for (OpAsmParser::Argument &arg : blockIds)
     arg.type = builder.getIndexType();
   Region *body = result.addRegion();
@@ -136,9 +150,14 @@ void KernelOp::print(OpAsmPrinter &p) {
   p << " threads(" << getThreadsAttr().getInt() << ")";
   if (getRasterAttr())
     p << " raster(" << getRasterAttr() << ")";
+  if (getPersistent())
+    p << " persistent";
+  if (getSpecialize())
+    p << " specialize";
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
-      {getStaticGridAttrName(), getThreadsAttrName(), getRasterAttrName()});
+      {getStaticGridAttrName(), getThreadsAttrName(), getRasterAttrName(),
+       getPersistentAttrName(), getSpecializeAttrName()});
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
 }
@@ -162,6 +181,13 @@ LogicalResult KernelOp::verify() {
            << grid.size() << " grid dims";
   if ((*this)->getParentOfType<KernelOp>())
     return emitOpError("cannot be nested in another 'tile.kernel'");
+  // The marks of earlier versions, as discardable attributes, would now be
+  // ignored: name the keywords instead.
+  for (StringRef old : {"tile.persistent", "tile.specialize"})
+    if ((*this)->hasAttr(old))
+      return emitOpError("'")
+             << old << "' is spelled as the keyword '"
+             << old.drop_front(strlen("tile.")) << "' (after threads/raster)";
   return success();
 }
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// tile-specialize-kernels: a tile.kernel marked `tile.specialize` that reads
+// tile-specialize-kernels: a tile.kernel marked `specialize` that reads
 // i1 values from outside it is replaced by
 //
 //   scf.if %flag0 { scf.if %flag1 { kernel[true, true] } else { ... } }
@@ -35,7 +35,6 @@ using namespace mlir::tile;
 
 namespace {
 
-constexpr StringLiteral kSpecialize = "tile.specialize";
 constexpr unsigned kMaxFlags = 3;
 
 /// The i1 values defined outside `kernel` that ops inside it use, in the
@@ -73,7 +72,7 @@ LogicalResult emitVariants(OpBuilder &b, KernelOp kernel,
   Location loc = kernel.getLoc();
   if (values.size() == flags.size()) {
     auto copy = cast<KernelOp>(b.clone(*kernel));
-    copy->removeAttr(kSpecialize);
+    copy.setSpecialize(false);
     OpBuilder inner = OpBuilder::atBlockBegin(&copy.getBody().front());
     for (auto [i, value] : llvm::enumerate(values)) {
       Value flag = flags[i];
@@ -103,25 +102,19 @@ struct TileSpecializeKernelsPass
   void runOnOperation() override {
     SmallVector<KernelOp> kernels;
     getOperation()->walk([&](KernelOp kernel) {
-      if (kernel->hasAttr(kSpecialize))
+      if (kernel.getSpecialize())
         kernels.push_back(kernel);
     });
     for (KernelOp kernel : kernels) {
-      if (!isa<UnitAttr>(kernel->getAttr(kSpecialize))) {
-        kernel.emitOpError("'") << kSpecialize << "' is a unit attribute";
-        return signalPassFailure();
-      }
       SmallVector<Value> flags = getFlags(kernel);
       if (flags.empty()) {
-        kernel.emitOpError("is marked '")
-            << kSpecialize
-            << "' but uses no i1 value defined outside it to specialize on";
+        kernel.emitOpError("is marked 'specialize' but uses no i1 value "
+                           "defined outside it to specialize on");
         return signalPassFailure();
       }
       if (flags.size() > kMaxFlags) {
-        kernel.emitOpError("is marked '")
-            << kSpecialize << "' and uses " << flags.size()
-            << " i1 values defined outside it; at most " << kMaxFlags
+        kernel.emitOpError("is marked 'specialize' and uses ")
+            << flags.size() << " i1 values defined outside it; at most " << kMaxFlags
             << " (" << (1 << kMaxFlags) << " kernels) are specialized on";
         return signalPassFailure();
       }

@@ -49,16 +49,30 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     collective, and the compiler divides their work over the threads. With
     `raster(...)`, block ids follow a rasterized order (see `#tile.raster`).
 
+    Two keywords ask for a way of running the kernel, with the same results:
+    - `persistent`: on a GPU, the launch has min(blocks, multiprocessors)
+      blocks, each walking the grid's blocks in a loop (block b takes b,
+      b + blocks, ... in the raster's order);
+    - `specialize`: the i1 values the kernel uses from outside it (up to
+      three) are specialized on: one kernel per combination of their values,
+      with the branches they decide folded away, and the host launches the
+      one that applies (tile-specialize-kernels).
+
     ```mlir
     tile.kernel grid(%bx, %by) in (8, %n) threads(128) {
       %acc = tile.fragment : !tile.fragment<128x128xf32>
+    }
+    tile.kernel grid(%bx, %by) in (%m, %n) threads(256)
+        raster(#tile.raster<8, row>) persistent {
     }
     ```
   }];
   let arguments = (ins Variadic<Index>:$dynamic_grid,
                        DenseI64ArrayAttr:$static_grid,
                        I64Attr:$threads,
-                       OptionalAttr<Tile_RasterAttr>:$raster);
+                       OptionalAttr<Tile_RasterAttr>:$raster,
+                       UnitAttr:$persistent,
+                       UnitAttr:$specialize);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

@@ -36,10 +36,10 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
 }
 
 def TileSpecializeKernels : Pass<"tile-specialize-kernels"> {
-  let summary = "launch a kernel marked tile.specialize as one variant per "
+  let summary = "launch a kernel marked specialize as one variant per "
                 "value of the i1 values it takes from outside";
   let description = [{
-    A `tile.kernel` with the unit attribute `tile.specialize` that uses i1
+    A `tile.kernel` marked `specialize` that uses i1
     values defined outside it (conditions the host computes, such as "the
     length is a multiple of the block") becomes one kernel per combination
     of their values, launched under `scf.if`s on those values: in each
