@@ -26,10 +26,24 @@ func.func @in_thread(%X: memref<16x8xf32>, %Y: memref<16x8xf16>) {
 // -----
 
 // Where elements change lanes within a warp, each destination slot is one
-// `shuffle idx` from the lane that holds it (f16 travels as f32).
+// `shuffle idx` from the lane that holds it (f16 travels as f32). Element
+// (r, c) is on thread (r % 8) * 4 + c / 2 of %a and (r % 8) + (c / 2) * 8 of
+// %b: slot 0 of thread T reads lane (T % 8) * 4 + T / 8.
 // CHECK-LABEL: func.func @in_warp
 // CHECK-NOT: gpu.barrier
-// CHECK-COUNT-4: gpu.shuffle idx {{.*}} : f32
+// CHECK: threads(%[[TX:[^,]+]],
+// CHECK: %[[LO:.*]] = arith.remui %[[TX]], %c8
+// CHECK-NEXT: %[[HI:.*]] = arith.divui %[[TX]], %c8
+// CHECK-NEXT: %[[COL:.*]] = arith.muli %[[HI]], %c2
+// CHECK-NEXT: %[[ROW:.*]] = arith.remui %[[LO]], %c8
+// CHECK-NEXT: %[[ROW4:.*]] = arith.muli %[[ROW]], %c4
+// CHECK-NEXT: %[[PAIR:.*]] = arith.divui %[[COL]], %c2
+// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[ROW4]], %[[PAIR]]
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[SUM]], %c32
+// CHECK-NEXT: %[[LANE32:.*]] = arith.index_castui %[[LANE]] : index to i32
+// CHECK-NEXT: %[[V:.*]] = arith.extf
+// CHECK-NEXT: gpu.shuffle  idx %[[V]], %[[LANE32]], %c32_i32 : f32
+// CHECK-COUNT-3: gpu.shuffle idx {{.*}} : f32
 // CHECK-NOT: gpu.shuffle
 // CHECK: gpu.terminator
 // EXPLAIN: fragment-copies.mlir:[[@LINE+6]]:5: remark: moves elements through warp shuffles: the two layouts put elements on different lanes of a warp

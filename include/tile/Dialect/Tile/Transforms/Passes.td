@@ -48,8 +48,7 @@ def TileSpecializeKernels : Pass<"tile-specialize-kernels"> {
     branch where it belongs (inside a loop, around a mask); each launched
     kernel has no branch, as FlashAttention's `Is_even_MN` template
     kernels have none. At most three such values (eight variants); a kernel
-    marked but using none is an error, as is a mark that is not a unit
-    attribute.
+    marked but using none is an error.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
