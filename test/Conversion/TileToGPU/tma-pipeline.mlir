@@ -17,10 +17,22 @@
 // CHECK: gpu.launch
 // CHECK: scf.if %[[READY]] {
 // CHECK:   nvgpu.mbarrier.create
-// CHECK:   builtin.unrealized_conversion_cast %[[MAPS]]#0
-// CHECK:   nvgpu.tma.async.load
-// CHECK:   builtin.unrealized_conversion_cast %[[MAPS]]#1
-// CHECK:   nvgpu.tma.async.load
+// Coordinates innermost first. Stage s of the prologue holds k-block s: A's
+// box at (column 64 s, row 0), B's two 64-column swizzle panels at (0, 64 s)
+// and (64, 64 s), all on stage s's barrier; the loop loads k-block k + 2
+// the same way.
+// CHECK:   %[[MA:.*]] = builtin.unrealized_conversion_cast %[[MAPS]]#0
+// CHECK:   nvgpu.tma.async.load %[[MA]][%c0, %c0], %[[BAR:[^ ]*]][%c0] to
+// CHECK:   %[[MB:.*]] = builtin.unrealized_conversion_cast %[[MAPS]]#1
+// CHECK:   nvgpu.tma.async.load %[[MB]][%c0, %c0], %[[BAR]][%c0] to
+// CHECK:   nvgpu.tma.async.load %[[MB]][%c64, %c0], %[[BAR]][%c0] to
+// CHECK:   nvgpu.tma.async.load %{{.*}}[%c64, %c0], %[[BAR]][%c1] to
+// CHECK:   nvgpu.tma.async.load %{{.*}}[%c0, %c64], %[[BAR]][%c1] to
+// CHECK:   nvgpu.tma.async.load %{{.*}}[%c64, %c64], %[[BAR]][%c1] to
+// CHECK:   scf.for
+// CHECK:     nvgpu.tma.async.load %{{.*}}[%[[KA:[^,]*]], %c0], %[[BAR]][%[[S:[^ ]*]]] to
+// CHECK:     nvgpu.tma.async.load %{{.*}}[%c0, %[[KA]]], %[[BAR]][%[[S]]] to
+// CHECK:     nvgpu.tma.async.load %{{.*}}[%c64, %[[KA]]], %[[BAR]][%[[S]]] to
 // CHECK: nvgpu.device_async_copy
 func.func @gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %kt: index) {
   %c0 = arith.constant 0 : index

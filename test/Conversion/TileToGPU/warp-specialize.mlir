@@ -25,18 +25,24 @@
 // the previous iteration back once its wgmma is done (lane 0 of each warp,
 // after the warp converges); no copies, no block-wide barrier. Theirs is
 // barrier 1 over 256 threads.
-// CHECK:        scf.for
+// The loop carries the stage it reads (from 0) with its phase, and the
+// stage read one iteration earlier (from the last, 2): that one's "empty"
+// barrier (stage + 3) is the one given back.
+// CHECK:        scf.for %[[KC:[^ ]*]] = %c0 to %{{.*}} step %c1 iter_args(%[[READ:[^ ]*]] = %c0, %[[RPHASE:[^ ]*]] = %false, %[[WRITE:[^ ]*]] = %c2,
 // CHECK-NOT:      nvgpu.tma.async.load
 // CHECK-NOT:      gpu.barrier
-// CHECK:          nvgpu.mbarrier.try_wait.parity %[[BARRIERS]]
+// CHECK:          nvgpu.mbarrier.try_wait.parity %[[BARRIERS]][%[[READ]]], %[[RPHASE]]
 // Square policy on wgmma: the warpgroups split M (64x128 each, one
 // m64n128k16 per k-step) rather than N (128x64 each, two m64n64k16).
 // CHECK:          wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK:          nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NEXT:     %[[NOTFIRST:.*]] = arith.cmpi ne, %[[KC]], %c0 : index
+// CHECK-NEXT:     scf.if %[[NOTFIRST]] {
+// CHECK-NEXT:       %[[EMPTY_W:.*]] = arith.addi %[[WRITE]], %c3 : index
 // CHECK:          nvvm.bar.warp.sync
 // CHECK:          %[[LANE0:.*]] = arith.cmpi eq, %{{.*}}, %c0 : index
 // CHECK-NEXT:     scf.if %[[LANE0]] {
-// CHECK-NEXT:       nvgpu.mbarrier.arrive %[[BARRIERS]]
+// CHECK-NEXT:       nvgpu.mbarrier.arrive %[[BARRIERS]][%[[EMPTY_W]]]
 // CHECK:        nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT:   nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // CHECK-NOT:    gpu.barrier
