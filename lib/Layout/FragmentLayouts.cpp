@@ -224,6 +224,14 @@ Layout mlir::tile::projectFragment(const Layout &fragment, unsigned dim) {
   return projected.compactOutput(kSlotAxis);
 }
 
+Layout mlir::tile::insertSlotDims(Layout fragment, ArrayRef<unsigned> dims,
+                                  ArrayRef<int64_t> shape) {
+  for (unsigned d : dims)
+    fragment = fragment.insertDim(
+        d, {LayoutFactor{shape[d], kSlotAxis, getSlotExtent(fragment)}});
+  return fragment;
+}
+
 std::set<int64_t> mlir::tile::getOwners(const Layout &fragment,
                                         ArrayRef<int64_t> index) {
   SmallVector<int64_t> point(index);

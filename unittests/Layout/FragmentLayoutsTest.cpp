@@ -227,6 +227,23 @@ TEST(FragmentLayoutsTest, ProjectionReplicatesOverReducedThreads) {
   }
 }
 
+TEST(FragmentLayoutsTest, InsertedSlotDimsStayOnTheThread) {
+  // A 64-element row over 32 threads (2 each), with an outer dim of 3
+  // inserted before it as slot digits: element (k, j) is on j's thread, in
+  // slot j's slot + 2 k.
+  Layout row = getVectorizedFragment({64}, 32, 32);
+  Layout l = insertSlotDims(row, {0}, {3, 64});
+  EXPECT_TRUE(l.isBijective());
+  EXPECT_EQ(getThreadExtent(l), getThreadExtent(row));
+  EXPECT_EQ(getSlotExtent(l), 3 * getSlotExtent(row));
+  for (int64_t k = 0; k < 3; ++k)
+    for (int64_t j = 0; j < 64; ++j) {
+      SmallVector<int64_t> in = row.apply({j, 0}), out = l.apply({k, j, 0});
+      EXPECT_EQ(out[kThreadAxis], in[kThreadAxis]);
+      EXPECT_EQ(out[kSlotAxis], in[kSlotAxis] + k * getSlotExtent(row));
+    }
+}
+
 TEST(FragmentLayoutsTest, FragmentTable) {
   std::string s;
   llvm::raw_string_ostream os(s);

@@ -86,6 +86,11 @@ int64_t getRegistersPerThread(const Layout &fragment, unsigned elementBits);
 /// of a reduced row holds the result), its slot digits disappear, and slots
 /// are renumbered densely.
 Layout projectFragment(const Layout &fragment, unsigned dim);
+/// `fragment` with the dims `dims` (ascending positions in the result) of
+/// `shape` inserted as slot digits after its own: every thread that holds an
+/// element holds all of them along those dims.
+Layout insertSlotDims(Layout fragment, ArrayRef<unsigned> dims,
+                      ArrayRef<int64_t> shape);
 
 /// The threads holding the copies of logical element `index`.
 std::set<int64_t> getOwners(const Layout &fragment, ArrayRef<int64_t> index);

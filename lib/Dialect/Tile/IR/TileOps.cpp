@@ -789,8 +789,6 @@ LogicalResult PipelinedOp::verifyRegions() {
 // LoadOp, StoreOp
 //===----------------------------------------------------------------------===//
 
-/// Verifies an element access of `buffer[indices]` in a tile.parallel body.
-/// `isStore`: a fragment store must use every induction variable once.
 /// Whether `index` is the same in every iteration of `parallel`: a constant,
 /// or a value defined outside its body.
 static bool isUniformIndex(Value index, ParallelOp parallel) {
@@ -812,6 +810,28 @@ SmallVector<unsigned> mlir::tile::getFragmentAccessDims(ParallelOp parallel,
   return dims;
 }
 
+void mlir::tile::forEachFragmentAccess(
+    ParallelOp parallel,
+    function_ref<void(Value buffer, ArrayRef<unsigned> dims)> callback) {
+  parallel.getBody().walk([&](Operation *nested) {
+    Value buffer;
+    ValueRange indices;
+    if (auto load = dyn_cast<LoadOp>(nested)) {
+      buffer = load.getBuffer();
+      indices = load.getIndices();
+    } else if (auto store = dyn_cast<StoreOp>(nested)) {
+      buffer = store.getBuffer();
+      indices = store.getIndices();
+    }
+    if (!buffer || !isa<FragmentType>(buffer.getType()) ||
+        nested->getParentOfType<ParallelOp>() != parallel)
+      return;
+    callback(buffer, getFragmentAccessDims(parallel, indices));
+  });
+}
+
+/// Verifies an element access of `buffer[indices]` in a tile.parallel body.
+/// `isStore`: a fragment store must use every induction variable once.
 static LogicalResult verifyElementAccess(Operation *op, Value buffer,
                                          ValueRange indices, bool isStore) {
   auto parallel = op->getParentOfType<ParallelOp>();
@@ -832,11 +852,11 @@ static LogicalResult verifyElementAccess(Operation *op, Value buffer,
   // Fragments: each index is an induction variable of the nearest parallel,
   // or uniform (the same in every iteration: constant or defined outside
   // it), which layout inference keeps in each thread's slots.
-  llvm::SmallPtrSet<Value, 4> used;
-  for (auto [dim, index] : llvm::enumerate(indices)) {
-    auto iv = dyn_cast<BlockArgument>(index);
-    if (!iv || iv.getOwner()->getParentOp() != parallel) {
-      if (isUniformIndex(index, parallel))
+  llvm::SmallDenseSet<unsigned, 4> used;
+  for (auto [dim, iv] :
+       llvm::enumerate(getFragmentAccessDims(parallel, indices))) {
+    if (iv == kUniformDim) {
+      if (isUniformIndex(indices[dim], parallel))
         continue;
       return op->emitOpError("fragment index #")
              << dim
@@ -847,7 +867,7 @@ static LogicalResult verifyElementAccess(Operation *op, Value buffer,
     if (!used.insert(iv).second)
       return op->emitOpError("fragment indices must be distinct induction "
                              "variables");
-    int64_t extent = parallel.getShape()[iv.getArgNumber()];
+    int64_t extent = parallel.getShape()[iv];
     if (getShape(buffer)[dim] != extent)
       return op->emitOpError("fragment dim ")
              << dim << " has size " << getShape(buffer)[dim]

@@ -172,20 +172,20 @@ bool LayoutInference::chooseFreeFragment() {
   // fragment indexed only uniformly is held whole by every thread.
   const llvm::SmallDenseSet<unsigned> &uniform = uniformDims[best.getResult()];
   SmallVector<int64_t> spread;
-  for (auto [d, size] : llvm::enumerate(type.getShape()))
-    if (!uniform.contains(d))
+  SmallVector<unsigned> slotDims;
+  for (auto [d, size] : llvm::enumerate(type.getShape())) {
+    if (uniform.contains(d))
+      slotDims.push_back(d);
+    else
       spread.push_back(size);
-  Layout layout =
+  }
+  Layout layout = insertSlotDims(
       spread.empty()
           ? makeFragment({}, {LayoutFactor{threads, kThreadAxis, 1}})
           : getVectorizedFragment(
                 spread, type.getElementType().getIntOrFloatBitWidth(),
-                threads);
-  for (unsigned d = 0; d < type.getRank(); ++d)
-    if (uniform.contains(d))
-      layout = layout.insertDim(
-          d, {LayoutFactor{type.getShape()[d], kSlotAxis,
-                           getSlotExtent(layout)}});
+                threads),
+      slotDims, type.getShape());
   fragments.insert(
       {best.getResult(),
        {layout, best,
@@ -310,17 +310,8 @@ LogicalResult LayoutInference::run() {
                        {layout, {Layout(), op, "annotated in the source"}}});
     } else if (auto loop = dyn_cast<ParallelOp>(op)) {
       loopOps.push_back(loop);
-      loop.getBody().walk([&](Operation *nested) {
-        auto load = dyn_cast<LoadOp>(nested);
-        auto store = dyn_cast<StoreOp>(nested);
-        if (!load && !store)
-          return;
-        Value buffer = load ? load.getBuffer() : store.getBuffer();
-        if (!isa<FragmentType>(buffer.getType()) ||
-            nested->getParentOfType<ParallelOp>() != loop)
-          return;
-        for (auto [d, iv] : llvm::enumerate(getFragmentAccessDims(
-                 loop, load ? load.getIndices() : store.getIndices())))
+      forEachFragmentAccess(loop, [&](Value buffer, ArrayRef<unsigned> dims) {
+        for (auto [d, iv] : llvm::enumerate(dims))
           if (iv == kUniformDim)
             uniformDims[buffer].insert(d);
       });

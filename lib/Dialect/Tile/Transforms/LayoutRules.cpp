@@ -66,13 +66,13 @@ std::optional<Layout> withoutUniformDims(const Layout &fragment,
 /// `fragment` (the layout of the access's induction-variable dims) with the
 /// uniformly indexed dims inserted as slot digits: every thread that holds
 /// an element holds all of them along those dims.
-Layout withUniformDims(Layout fragment, const Access &access,
+Layout withUniformDims(const Layout &fragment, const Access &access,
                        ArrayRef<int64_t> shape) {
+  SmallVector<unsigned> uniform;
   for (auto [d, iv] : llvm::enumerate(access.dims))
     if (iv == kUniformDim)
-      fragment = fragment.insertDim(
-          d, {LayoutFactor{shape[d], kSlotAxis, getSlotExtent(fragment)}});
-  return fragment;
+      uniform.push_back(d);
+  return insertSlotDims(fragment, uniform, shape);
 }
 
 /// Permutation for a loop layout's dims -> a fragment's dims (or back),
@@ -231,21 +231,9 @@ struct ParallelLayoutRule
     auto loop = cast<ParallelOp>(op);
     unsigned rank = loop.getShape().size();
     SmallVector<Access> accesses;
-    loop.getBody().walk([&](Operation *nested) {
-      Value buffer;
-      ValueRange indices;
-      if (auto load = dyn_cast<LoadOp>(nested)) {
-        buffer = load.getBuffer();
-        indices = load.getIndices();
-      } else if (auto store = dyn_cast<StoreOp>(nested)) {
-        buffer = store.getBuffer();
-        indices = store.getIndices();
-      }
-      if (!buffer || !isa<FragmentType>(buffer.getType()) ||
-          nested->getParentOfType<ParallelOp>() != loop)
-        return;
-      Access access{buffer, getFragmentAccessDims(loop, indices), {}};
-      for (unsigned iv : access.dims)
+    forEachFragmentAccess(loop, [&](Value buffer, ArrayRef<unsigned> dims) {
+      Access access{buffer, SmallVector<unsigned>(dims), {}};
+      for (unsigned iv : dims)
         if (iv != kUniformDim)
           access.ivs.push_back(iv);
       accesses.push_back(std::move(access));

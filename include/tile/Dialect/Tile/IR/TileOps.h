@@ -43,6 +43,12 @@ namespace mlir::tile {
 inline constexpr unsigned kUniformDim = ~0u;
 SmallVector<unsigned> getFragmentAccessDims(ParallelOp parallel,
                                             ValueRange indices);
+/// Calls `callback` with the buffer and getFragmentAccessDims of each
+/// fragment element access (tile.load / tile.store) whose nearest
+/// tile.parallel is `parallel`.
+void forEachFragmentAccess(
+    ParallelOp parallel,
+    function_ref<void(Value buffer, ArrayRef<unsigned> dims)> callback);
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_H
