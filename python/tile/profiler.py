@@ -306,7 +306,7 @@ class Profiler:
         # The caller's parameters: workspaces (T.alloc_global) are the
         # kernel's own, allocated at each call (out_idx counts without them).
         self.params = [KernelParam.from_param(p) for p in kernel.params
-                       if not getattr(p, "workspace", False)]
+                       if not p.workspace]
         self.result_idx = list(kernel.out_idx)
         self.supply = get_tensor_supply(
             supply_type, device="cpu" if kernel.target == "cpu" else kernel.target)

@@ -121,6 +121,18 @@ protected:
       SmallVector<int64_t> out = fragment.apply(point);
       owner.try_emplace({out[kThreadAxis], out[kSlotAxis]}, point);
     }
+    // The thread holding replica r of an element, from the element's index.
+    llvm::DenseMap<int64_t, Value> holders;
+    auto holderOf = [&](int64_t replica) {
+      Value &holder = holders[replica];
+      if (!holder) {
+        OpBuilder::InsertionGuard guard(b);
+        Block *body = newFunction(rank);
+        holder = fragmentThread(b, loc, fragment, body->getArguments(),
+                                replica);
+      }
+      return holder;
+    };
     for (int64_t slot = 0; slot < getSlotExtent(fragment); ++slot) {
       Block *body = newFunction(1);
       Value thread = body->getArgument(0);
@@ -147,12 +159,7 @@ protected:
         int64_t replica = it->second.back();
         for (unsigned d = 0; d < rank; ++d)
           EXPECT_EQ(evaluate(index[d], {t}), element[d]) << "dim " << d;
-        // The holder of this element's replica, from the element.
-        Block *holderBody = newFunction(rank);
-        Value holder = fragmentThread(b, loc, fragment,
-                                      holderBody->getArguments(), replica);
-        EXPECT_EQ(evaluate(holder, element), t);
-        b.setInsertionPointToEnd(body);
+        EXPECT_EQ(evaluate(holderOf(replica), element), t);
       }
     }
   }
