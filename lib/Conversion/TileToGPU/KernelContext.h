@@ -216,7 +216,7 @@ void populateReductionPatterns(RewritePatternSet &patterns,
 /// tile.pipelined (Pipelining.cpp).
 void populatePipeliningPatterns(RewritePatternSet &patterns,
                                 KernelContext &context);
-/// Host code before the launch (TmaPipeline.cpp): the tensor maps of the
+/// Host code before the launch (TensorMaps.cpp): the tensor maps of the
 /// kernel's TMA producers and TMA stores, and whether each TMA pipeline
 /// and store may run (their tensors' rows are 16-byte aligned).
 void createTensorMaps(KernelContext &context, OpBuilder &b, Location loc,
@@ -224,7 +224,7 @@ void createTensorMaps(KernelContext &context, OpBuilder &b, Location loc,
 /// The TMA stores of `copy`'s tile (isTmaStore) from its staged scratch at
 /// `scratchOffset` bytes, written and fenced for the async proxy, to
 /// `origin` (row, column) of its destination, issued and committed by
-/// thread 0 and left in flight (TmaPipeline.cpp).
+/// thread 0 and left in flight (TmaCopies.cpp).
 void emitTmaStores(const KernelContext &k, OpBuilder &b, Location loc,
                    CopyOp copy, int64_t scratchOffset, ValueRange origin);
 /// Thread 0 waits until the TMA stores it issued have read their scratch:
@@ -233,7 +233,7 @@ void emitTmaStores(const KernelContext &k, OpBuilder &b, Location loc,
 void waitForTmaStoreReads(const KernelContext &k, OpBuilder &b, Location loc,
                           Value threadId);
 /// Warp specialization (plan.warpSpecialized), at the start of the launch
-/// (TmaPipeline.cpp): the loop's mbarriers set up by the whole block, then
+/// (WarpSpecialization.cpp): the loop's mbarriers set up by the whole block, then
 /// the split into the consumer threads (setmaxnreg up) and the producer
 /// warpgroup (down). Returns the op before which the kernel's code goes
 /// (the consumers'); sets producerBarriers, producerEnd and, clustered,

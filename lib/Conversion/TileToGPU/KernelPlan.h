@@ -184,7 +184,7 @@ int64_t getCopyScratchBytes(const KernelPlan &plan, CopyOp op);
 /// runs (0: no gain). Optional: planned only in memory the block needs
 /// anyway.
 int64_t getStagedStoreBytes(const KernelPlan &plan, CopyOp op);
-/// TmaPipeline.cpp: whether `copy`'s staged store (a fragment into a
+/// TensorMaps.cpp: whether `copy`'s staged store (a fragment into a
 /// global tensor through shared scratch) goes out by TMA: with `tma-store`
 /// (sm_90a's default), in a persistent kernel, a 2-d tensor from outside
 /// the kernel, a tile of at most 256 rows whose rows span a multiple of

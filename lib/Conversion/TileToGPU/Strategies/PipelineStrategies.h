@@ -14,10 +14,11 @@
 //     AMD): every thread loads the next iteration's chunks into registers
 //     while the body runs and stores them into the other of two shared
 //     buffers after it; one block barrier per iteration.
-//   TMA (TmaPipeline.cpp, sm_90): one thread issues bulk tensor copies that
-//     complete on the stage's mbarrier; consumers wait on its phase and give
-//     the stage back through a second mbarrier. Warp-specialized (sm_90a),
-//     that thread is in a producer warpgroup of its own.
+//   TMA (TmaPipeline.cpp and the files Tma.h lists, sm_90): one thread
+//     issues bulk tensor copies that complete on the stage's mbarrier;
+//     consumers wait on its phase and give the stage back through a second
+//     mbarrier. Warp-specialized (sm_90a), that thread is in a producer
+//     warpgroup of its own.
 //
 // Pipelining.cpp plans the loops and picks, at run time, between the
 // versions a loop has (TMA, cp.async, as written).

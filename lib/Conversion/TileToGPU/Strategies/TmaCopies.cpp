@@ -1,0 +1,200 @@
+//===- TmaCopies.cpp - TMA loads of a stage, TMA stores of a tile ---------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The kernel's side of TMA: one thread issues bulk tensor copies through
+// the tensor maps the host encoded (TensorMaps.cpp). Loads fill a
+// pipeline's stage, one box per swizzle panel of each producer's tile, and
+// complete on the stage's `full` mbarrier; with `tma-multicast`, the two
+// blocks of a cluster pair load half of a shared tile each, for both.
+// Stores write a persistent kernel's output tile from its staged scratch
+// and are left in flight until the scratch is needed again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PipelineStrategies.h"
+#include "Tma.h"
+
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+//===----------------------------------------------------------------------===//
+// Loads: filling a stage
+//===----------------------------------------------------------------------===//
+
+TmaStageFiller::TmaStageFiller(const KernelContext &k, PipelinedOp loop,
+                               const PipelinePlan &plan,
+                               const StageRing &ring)
+    : k(k), loop(loop), plan(plan), ring(ring), loc(loop.getLoc()) {
+  for (CopyOp copy : plan.producers) {
+    const SharedBufferPlan &buffer = k.plan.shared.find(copy.getDest())->second;
+    stageBytes +=
+        buffer.stageElements * (buffer.type.getElementTypeBitWidth() / 8);
+  }
+}
+
+void TmaStageFiller::fill(OpBuilder &b, Value iteration, Value stage,
+                          Value emptyParity, Value go,
+                          const IRMapping &outside) const {
+  PipelinedOp loop = this->loop; // Its accessors are not const.
+  auto body = [&](OpBuilder &then) {
+    if (emptyParity)
+      ring.waitEmpty(then, loc, stage, emptyParity);
+    ring.expectBytes(then, loc, stage, stageBytes);
+    for (CopyOp copy : plan.producers) {
+      // The tile's origin in this iteration.
+      IRMapping mapping = outside;
+      mapping.map(loop.getInductionVar(), iteration);
+      SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
+      for (Operation *op : slice)
+        then.clone(*op, mapping);
+      auto resolve = [&](OpFoldResult offset) -> Value {
+        if (auto value = dyn_cast<Value>(offset))
+          return mapping.lookupOrDefault(value);
+        return k.constant(then, loc, *getConstantIntValue(offset));
+      };
+      SmallVector<Value> origin =
+          llvm::map_to_vector(copy.getMixedOffsets(), resolve);
+      // Through a slice (the map describes more dims than the tile has),
+      // the dropped dims' offsets follow, innermost first.
+      auto descriptorType = cast<nvgpu::TensorMapDescriptorType>(
+          k.tensorMaps.lookup(copy).second);
+      int64_t rank = descriptorType.getTensor().getRank();
+      SmallVector<Value> outer;
+      if (rank > 2) {
+        auto view = copy.getSource().getDefiningOp<memref::SubViewOp>();
+        for (int64_t d = rank - 3; d >= 0; --d)
+          outer.push_back(resolve(view.getMixedOffsets()[d]));
+      }
+      load(then, loc, copy, stage, origin, outer);
+    }
+  };
+  buildGuarded(b, loc, go, body);
+}
+
+void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy,
+                          Value stage, ArrayRef<Value> origin,
+                          ArrayRef<Value> outer) const {
+  auto descriptorType =
+      cast<nvgpu::TensorMapDescriptorType>(k.tensorMaps.lookup(copy).second);
+  const SharedBufferPlan &buffer = k.plan.shared.find(copy.getDest())->second;
+  TmaBox box = *getTmaBox(buffer);
+  Type element = getTmaElementType(buffer.type.getElementType());
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  SmallVector<int64_t> boxShape(outer.size(), 1);
+  boxShape.append({box.rows, box.columns});
+  auto boxType = MemRefType::get(
+      boxShape, element, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  Value bufferStart = k.constant(b, loc, buffer.offset);
+  Value stageStart = arith::AddIOp::create(
+      b, loc, bufferStart,
+      arith::MulIOp::create(b, loc, stage,
+                            k.constant(b, loc, buffer.stageElements * bytes)));
+  // Box p: panel p of the stage's tile, through the tensor map; with
+  // `mask`, to the same place in both blocks of the cluster pair.
+  auto loadBox = [&](OpBuilder &lb, Location ll, int64_t p, Value mask) {
+    Value at = arith::AddIOp::create(
+        lb, ll, stageStart,
+        k.constant(lb, ll, p * box.rows * box.columns * bytes));
+    Value dst = memref::ViewOp::create(lb, ll, boxType, k.dynamicShared,
+                                       k.sharedByteOffset(lb, ll, at),
+                                       ValueRange());
+    Value column = arith::AddIOp::create(lb, ll, origin[1],
+                                         k.constant(lb, ll, p * box.columns));
+    // Coordinates innermost first, as the tensor map's dims.
+    Value pointer = k.tensorMaps.lookup(copy).first;
+    Value descriptor =
+        UnrealizedConversionCastOp::create(lb, ll, descriptorType, pointer)
+            .getResult(0);
+    SmallVector<Value> coordinates{column, origin[0]};
+    coordinates.append(outer.begin(), outer.end());
+    nvgpu::TmaAsyncLoadOp::create(lb, ll, dst, ring.getBarriers(), descriptor,
+                                  coordinates, stage, mask,
+                                  /*predicate=*/Value());
+  };
+  auto loadAll = [&](OpBuilder &lb, Location ll) {
+    for (int64_t p = 0; p < box.loads; ++p)
+      loadBox(lb, ll, p, Value());
+  };
+  if (!k.multicast || !llvm::is_contained(plan.multicast, copy))
+    return loadAll(b, loc);
+  // A shared tile: when the pair multicasts, each block loads every other
+  // box for both (its rank picks which).
+  auto shared = scf::IfOp::create(b, loc, k.multicast,
+                                  /*withElseRegion=*/true);
+  OpBuilder alone = OpBuilder::atBlockTerminator(shared.elseBlock());
+  loadAll(alone, loc);
+  OpBuilder pair = OpBuilder::atBlockTerminator(shared.thenBlock());
+  Value both = arith::ConstantIntOp::create(pair, loc, pair.getI16Type(), 3);
+  for (int64_t p = 0; p < box.loads; ++p) {
+    Value mine = arith::CmpIOp::create(
+        pair, loc, arith::CmpIPredicate::eq, k.clusterRank,
+        arith::ConstantIntOp::create(pair, loc, pair.getI32Type(), p % 2));
+    buildGuarded(pair, loc, mine,
+                 [&](OpBuilder &mb) { loadBox(mb, loc, p, both); });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Stores: a persistent kernel's output tiles
+//===----------------------------------------------------------------------===//
+
+void mlir::tile::gpu_lowering::emitTmaStores(const KernelContext &k,
+                                             OpBuilder &b, Location loc,
+                                             CopyOp copy, int64_t scratchOffset,
+                                             ValueRange origin) {
+  CopyOp planned = cast<CopyOp>(k.getPlanned(copy));
+  auto mapType = getTmaStoreMapType(planned);
+  MemRefType boxType = mapType.getTensor();
+  int64_t rows = boxType.getShape()[0], panel = boxType.getShape()[1];
+  int64_t columns = cast<ShapedType>(copy.getTile().getType()).getShape()[1];
+  int64_t boxBytes = rows * panel * boxType.getElementTypeBitWidth() / 8;
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       k.threadId, k.constant(b, loc, 0));
+  buildGuarded(b, loc, leader, [&](OpBuilder &then) {
+    Value descriptor =
+        UnrealizedConversionCastOp::create(then, loc, mapType,
+                                           k.tensorMaps.lookup(planned).first)
+            .getResult(0);
+    for (int64_t p = 0; p < columns / panel; ++p) {
+      Value box = memref::ViewOp::create(
+          then, loc, boxType, k.dynamicShared,
+          k.sharedByteOffset(
+              then, loc, k.constant(then, loc, scratchOffset + p * boxBytes)),
+          ValueRange());
+      // Coordinates innermost first; TMA drops what falls outside the
+      // tensor.
+      Value column = arith::AddIOp::create(then, loc, origin[1],
+                                           k.constant(then, loc, p * panel));
+      nvgpu::TmaAsyncStoreOp::create(then, loc, box, descriptor,
+                                     ValueRange{column, origin[0]},
+                                     /*predicate=*/Value());
+    }
+    // Left in flight: waitForTmaStoreReads before the scratch is written
+    // again and at the kernel's end.
+    NVVM::CpAsyncBulkCommitGroupOp::create(then, loc);
+  });
+}
+
+void mlir::tile::gpu_lowering::waitForTmaStoreReads(const KernelContext &k,
+                                                    OpBuilder &b, Location loc,
+                                                    Value threadId) {
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       threadId, k.constant(b, loc, 0));
+  buildGuarded(b, loc, leader, [&](OpBuilder &then) {
+    NVVM::CpAsyncBulkWaitGroupOp::create(then, loc, 0, then.getUnitAttr());
+  });
+}
