@@ -45,8 +45,22 @@ const FragmentStorage *KernelContext::getFragment(Value buffer) const {
 }
 
 const SharedStorage *KernelContext::getShared(Value buffer) const {
+  if (auto it = scope->staged.find(buffer); it != scope->staged.end())
+    return &it->second;
   auto it = shared.find(buffer);
   return it == shared.end() ? nullptr : &it->second;
+}
+
+SharedStorage KernelContext::getStage(OpBuilder &b, Location loc,
+                                      Value buffer, Value stage) const {
+  SharedStorage storage = shared.lookup(buffer);
+  storage.stageOffset = arith::MulIOp::create(
+      b, loc, stage, constant(b, loc, storage.stageElements));
+  return storage;
+}
+
+bool KernelContext::isInFlight(Operation *gemm) const {
+  return scope->inFlight.contains(getPlanned(gemm));
 }
 
 Value KernelContext::viewShared(OpBuilder &b, Location loc, int64_t byteOffset,
@@ -116,6 +130,16 @@ Value KernelContext::sharedOffset(OpBuilder &b, Location loc,
   if (buffer.stageOffset)
     result = arith::AddIOp::create(b, loc, result, buffer.stageOffset);
   return result;
+}
+
+LogicalResult KernelContext::lowerBlock(Block &block,
+                                        PatternRewriter &rewriter,
+                                        const LoweringScope &blockScope) {
+  const LoweringScope *enclosing = scope;
+  scope = &blockScope;
+  LogicalResult status = lowerBlock(block, rewriter);
+  scope = enclosing;
+  return status;
 }
 
 LogicalResult KernelContext::lowerBlock(Block &block,

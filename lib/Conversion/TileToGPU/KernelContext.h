@@ -10,7 +10,8 @@
 // arrays indexed by static slot numbers, shared buffers 1-d views of the
 // block's dynamic shared memory). Ops are lowered in program order, region
 // by region, so a pattern may lower the ops it moves into a new region
-// (a pipelined loop's body) with the context it sets up for them.
+// (a pipelined loop's body) in a LoweringScope of its own: the stage each
+// multi-buffered buffer is read at there, the gemms left in flight.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,7 +37,8 @@ struct FragmentStorage {
 
 /// A shared buffer (or scratch) after lowering: a 1-d view of the dynamic
 /// block. Multi-buffered for a software pipeline: `stages` copies of
-/// `stageElements` elements; `stageOffset` (elements) selects the copy the
+/// `stageElements` elements; `stageOffset` (elements), set in a view of
+/// the buffer at one stage (KernelContext::getStage), selects the copy the
 /// code being generated uses.
 struct SharedStorage {
   Value memory; // memref<N x T, #gpu.address_space<workgroup>>
@@ -45,6 +47,17 @@ struct SharedStorage {
   int64_t stages = 1;
   int64_t stageElements = 0;
   Value stageOffset;
+};
+
+/// What holds while a block is lowered, beyond the kernel: inside a
+/// pipelined loop, the stage each of its multi-buffered buffers is read at
+/// and the gemms the loop waits for itself. A scope holds what its
+/// enclosing scope holds (KernelContext::getScope) and adds its own.
+struct LoweringScope {
+  /// Multi-buffered buffers as the block reads them: at one stage.
+  llvm::SmallDenseMap<Value, SharedStorage, 4> staged;
+  /// Gemms issued and committed, not waited for.
+  llvm::SmallPtrSet<Operation *, 4> inFlight;
 };
 
 class KernelContext {
@@ -74,9 +87,6 @@ public:
   /// pointer created on the host before the launch, which the kernel views
   /// as its nvgpu descriptor type).
   llvm::DenseMap<Operation *, std::pair<Value, Type>> tensorMaps;
-  /// Gemms being lowered into a loop that waits for them itself: they are
-  /// issued and committed, not waited for.
-  llvm::SmallPtrSet<Operation *, 4> asyncGemms;
   /// For each pipelined loop with a TMA version and each TMA store (a
   /// copy), whether the host found its tensors aligned (createTensorMaps).
   llvm::DenseMap<Operation *, Value> tmaReady;
@@ -109,9 +119,16 @@ public:
   /// The planned op a clone copies (the op itself if it is not a clone).
   Operation *getPlanned(Operation *op) const;
 
-  /// The storage of a buffer, or null when it is not of that kind.
+  /// The storage of a buffer, or null when it is not of that kind; a
+  /// multi-buffered one at the stage the current scope reads.
   const FragmentStorage *getFragment(Value buffer) const;
   const SharedStorage *getShared(Value buffer) const;
+  /// Multi-buffered `buffer` at `stage` (index).
+  SharedStorage getStage(OpBuilder &b, Location loc, Value buffer,
+                         Value stage) const;
+  /// Whether `gemm` (or the op it is a clone of) is left in flight: issued
+  /// and committed, not waited for, as the current scope says.
+  bool isInFlight(Operation *gemm) const;
 
   /// A view of `op`'s planned scratch as memref<count x type>.
   Value getScratch(OpBuilder &b, Location loc, Operation *op, int64_t count,
@@ -162,8 +179,13 @@ public:
   //===--------------------------------------------------------------------===//
 
   /// Lowers the tile ops of `block`, in order, with the op patterns (and
-  /// those of nested regions of other ops).
+  /// those of nested regions of other ops), in the current scope or in
+  /// `scope`.
   LogicalResult lowerBlock(Block &block, PatternRewriter &rewriter);
+  LogicalResult lowerBlock(Block &block, PatternRewriter &rewriter,
+                           const LoweringScope &scope);
+  /// The scope of the block being lowered (empty at the kernel's level).
+  const LoweringScope &getScope() const { return *scope; }
   /// Records that a pattern failed with a diagnostic: lowering stops.
   LogicalResult fail() {
     failed = true;
@@ -174,6 +196,8 @@ public:
 private:
   FrozenRewritePatternSet patterns;
   bool failed = false;
+  LoweringScope kernelScope;
+  const LoweringScope *scope = &kernelScope;
   llvm::DenseMap<Operation *, Operation *> clones;
 };
 

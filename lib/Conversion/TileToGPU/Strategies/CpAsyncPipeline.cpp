@@ -206,9 +206,7 @@ void mlir::tile::gpu_lowering::forEachChunk(
                          ? mapping.lookupOrDefault(cast<Value>(offset))
                          : k.constant(b, loc, *getConstantIntValue(offset)));
 
-  SharedStorage buffer = k.shared.lookup(copy.getDest());
-  buffer.stageOffset = arith::MulIOp::create(
-      b, loc, stage, k.constant(b, loc, buffer.stageElements));
+  SharedStorage buffer = k.getStage(b, loc, copy.getDest(), stage);
   int64_t chunk = getProducerChunk(copy);
   Value global = copy.getSource();
   SmallVector<int64_t> shape(buffer.type.getShape());
@@ -359,24 +357,18 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, upper);
   issue(b, ahead, writeStage, valid);
 
-  SmallVector<Value> buffers;
-  for (CopyOp copy : plan.producers) {
-    SharedStorage &buffer = k.shared[copy.getDest()];
-    buffer.stageOffset = arith::MulIOp::create(
-        b, loc, readStage, k.constant(b, loc, buffer.stageElements));
-    buffers.push_back(copy.getDest());
-  }
+  LoweringScope scope = k.getScope();
+  for (CopyOp copy : plan.producers)
+    scope.staged[copy.getDest()] =
+        k.getStage(b, loc, copy.getDest(), readStage);
   rewriter.inlineBlockBefore(&loop.getBody().front(),
                              end->getOperand(0).getDefiningOp(),
-                               ValueRange{iv});
+                             ValueRange{iv});
   for (CopyOp copy : plan.producers)
     rewriter.eraseOp(copy);
   // The producers' offset computations may be dead now; canonicalization
   // removes them.
-  LogicalResult status = k.lowerBlock(*forOp.getBody(), rewriter);
-  for (Value buffer : buffers)
-    k.shared[buffer].stageOffset = Value();
-  if (failed(status))
+  if (failed(k.lowerBlock(*forOp.getBody(), rewriter, scope)))
     return failure();
 
   // Nothing may land after the loop, and the buffers may be reused.

@@ -250,25 +250,19 @@ LogicalResult RegisterPipelineBuilder::build(OpBuilder &b) {
   store(b, ahead, writeStage, chunks);
   k.publishShared(b, loc);
 
-  SmallVector<Value> buffers;
   b.setInsertionPoint(bodyEnd);
-  for (CopyOp copy : plan.producers) {
-    SharedStorage &buffer = k.shared[copy.getDest()];
-    buffer.stageOffset = arith::MulIOp::create(
-        b, loc, readStage, k.constant(b, loc, buffer.stageElements));
-    buffers.push_back(copy.getDest());
-  }
+  LoweringScope scope = k.getScope();
+  for (CopyOp copy : plan.producers)
+    scope.staged[copy.getDest()] =
+        k.getStage(b, loc, copy.getDest(), readStage);
   rewriter.inlineBlockBefore(&loop.getBody().front(), bodyEnd,
                              ValueRange{iv});
   rewriter.eraseOp(bodyEnd);
   for (CopyOp copy : plan.producers)
     rewriter.eraseOp(copy);
-  LogicalResult status = k.lowerBlock(*forOp.getBody(), rewriter);
-  for (Value buffer : buffers)
-    k.shared[buffer].stageOffset = Value();
   // Every iteration ends with a barrier: after the loop, no thread reads
   // the buffers any more and they may be reused.
-  return status;
+  return k.lowerBlock(*forOp.getBody(), rewriter, scope);
 }
 
 } // namespace

@@ -365,17 +365,11 @@ LogicalResult TmaPipelineBuilder::lowerAt(OpBuilder &b, Block &block,
     b.setInsertionPointAfter(def);
   else
     b.setInsertionPointToStart(&block);
-  for (Value buffer : buffers) {
-    SharedStorage &storage = k.shared[buffer];
-    storage.stageOffset =
-        arith::MulIOp::create(b, loc, stage, index(b, storage.stageElements));
-  }
-  k.asyncGemms.insert(inFlight.begin(), inFlight.end());
-  LogicalResult status = k.lowerBlock(block, rewriter);
-  k.asyncGemms.clear();
+  LoweringScope scope = k.getScope();
   for (Value buffer : buffers)
-    k.shared[buffer].stageOffset = Value();
-  return status;
+    scope.staged[buffer] = k.getStage(b, loc, buffer, stage);
+  scope.inFlight.insert(inFlight.begin(), inFlight.end());
+  return k.lowerBlock(block, rewriter, scope);
 }
 
 void TmaPipelineBuilder::finish(OpBuilder &b, Operation *last,

@@ -18,7 +18,7 @@
 // All of a gemm's instructions are issued and committed as one group, then
 // waited for before the accumulator is read again (wgmma.wait_group 0) -
 // unless the pipelined loop around it waits for it one iteration later
-// (KernelContext::asyncGemms), so that the tensor cores run on while the
+// (KernelContext::isInFlight), so that the tensor cores run on while the
 // next stage is waited for, or issues it late and waits where it must
 // (waitForWgmma; PipelinePlan::deferredGemm).
 // Upstream's nvvm.wgmma.mma_async has no register-A form, so both forms are
@@ -393,7 +393,7 @@ LogicalResult WgmmaLowering::run() {
   // Left in flight: the enclosing loop waits (wait_group 1 per iteration,
   // 0 after it), and nothing reads the accumulator before (f32 only: an
   // f16 one is unpacked, which reads it; Pipelining.cpp keeps it waited).
-  if (k.asyncGemms.count(k.getPlanned(op))) {
+  if (k.isInFlight(op)) {
     assert(!half && "an asynchronous wgmma accumulates in f32");
     for (auto [tile, acc] : results)
       for (int64_t r = 0; r < regs; ++r)
