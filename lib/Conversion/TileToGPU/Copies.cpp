@@ -911,11 +911,48 @@ static LogicalResult lowerParallel(const KernelContext &k, PatternRewriter &rewr
 }
 
 
-void mlir::tile::gpu_lowering::populateCopyPatterns(RewritePatternSet &patterns,
-                                                    KernelContext &context) {
-  patterns.add<TileOpLoweringFn<CopyOp, lowerCopy>,
-               TileOpLoweringFn<FillOp, lowerFill>,
-               TileOpLoweringFn<AtomicAddOp, lowerAtomicAdd>,
-               TileOpLoweringFn<ParallelOp, lowerParallel>>(
-      patterns.getContext(), context);
+namespace {
+
+struct CopyLowering
+    : public GpuLoweringOpInterface::ExternalModel<CopyLowering, CopyOp> {
+  /// A copy between fragments: how its elements move (FragmentTransfer).
+  LogicalResult plan(Operation *op, KernelPlan &kernel) const {
+    auto copy = cast<CopyOp>(op);
+    if (!kernel.fragments.count(copy.getSource()) ||
+        !kernel.fragments.count(copy.getDest()))
+      return success();
+    unsigned bits =
+        cast<FragmentType>(copy.getSource().getType()).getElementTypeBitWidth();
+    kernel.transfers[op] = planFragmentTransfer(
+        kernel.getFragmentLayout(copy.getSource()),
+        kernel.getFragmentLayout(copy.getDest()), bits, kernel.threads,
+        kernel.target.warpSize);
+    return success();
+  }
+
+  /// Scratch for an exchange between warps, or (with `staging`) for a
+  /// store staged through shared memory, which a TMA store still reads
+  /// after the copy.
+  ScratchRequest getScratch(Operation *op, const KernelPlan &kernel,
+                            bool staging) const {
+    auto copy = cast<CopyOp>(op);
+    int64_t bytes = std::max(getCopyScratchBytes(kernel, copy),
+                             staging ? getStagedStoreBytes(kernel, copy) : 0);
+    return {bytes, bytes != 0 && staging && isTmaStore(kernel, copy)};
+  }
+
+  LogicalResult lower(Operation *op, KernelContext &k,
+                      PatternRewriter &rewriter) const {
+    return lowerCopy(k, rewriter, cast<CopyOp>(op));
+  }
+};
+
+} // namespace
+
+void mlir::tile::gpu_lowering::attachCopyLowerings(MLIRContext *context) {
+  CopyOp::attachInterface<CopyLowering>(*context);
+  FillOp::attachInterface<LowerWith<FillOp, lowerFill>>(*context);
+  AtomicAddOp::attachInterface<LowerWith<AtomicAddOp, lowerAtomicAdd>>(
+      *context);
+  ParallelOp::attachInterface<LowerWith<ParallelOp, lowerParallel>>(*context);
 }

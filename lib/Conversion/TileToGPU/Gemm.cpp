@@ -45,12 +45,48 @@ Value mlir::tile::gpu_lowering::readSharedOperand(const KernelContext &k,
 
 namespace {
 
-struct GemmOpLowering : public TileOpLowering<GemmOp> {
-  using TileOpLowering::TileOpLowering;
+struct GemmLowering
+    : public GpuLoweringOpInterface::ExternalModel<GemmLowering, GemmOp> {
+  /// The gemm's instruction and operand layouts (GemmPlan), which must be
+  /// those layout inference gave its fragments.
+  LogicalResult plan(Operation *op, KernelPlan &kernel) const {
+    auto gemm = cast<GemmOp>(op);
+    FailureOr<GemmPlan> gemmPlan =
+        planGemm(gemm, kernel.target, kernel.threads);
+    if (failed(gemmPlan))
+      return failure();
+    auto mismatch = [&](StringRef what) {
+      return gemm.emitOpError(what)
+             << " layout does not match " << gemmPlan->describe()
+             << "; run tile-infer-layouts for this chip";
+    };
+    if (!kernel.fragments.count(gemm.getC()))
+      return gemm.emitOpError("accumulator is not a tile.fragment");
+    if (!haveSameOwners(kernel.getFragmentLayout(gemm.getC()), gemmPlan->c,
+                        /*compareSlots=*/true))
+      return mismatch("accumulator");
+    for (auto [operand, layout] : {std::make_pair(gemm.getA(), &gemmPlan->a),
+                                   std::make_pair(gemm.getB(), &gemmPlan->b)}) {
+      if (kernel.fragments.count(operand)) {
+        if (!haveSameOwners(kernel.getFragmentLayout(operand), *layout,
+                            /*compareSlots=*/true))
+          return mismatch("register operand");
+      } else if (!kernel.shared.count(operand)) {
+        return gemm.emitOpError("operand is neither a fragment nor a "
+                                "tile.alloc_shared buffer");
+      }
+    }
+    if (gemmPlan->instruction == GemmInstruction::Wgmma)
+      kernel.asyncProxyUsesShared = true;
+    kernel.gemms[op] = std::move(*gemmPlan);
+    return success();
+  }
 
-  LogicalResult matchAndRewrite(GemmOp op,
-                                PatternRewriter &rewriter) const override {
-    const KernelContext &k = context;
+  /// The accumulator cleared where asked, then the planned instruction's
+  /// code (Strategies/).
+  LogicalResult lower(Operation *gemmOp, KernelContext &k,
+                      PatternRewriter &rewriter) const {
+    auto op = cast<GemmOp>(gemmOp);
     Location loc = op.getLoc();
     const GemmPlan &plan = k.getGemmPlan(op);
     const FragmentStorage &c = *k.getFragment(op.getC());
@@ -91,7 +127,7 @@ struct GemmOpLowering : public TileOpLowering<GemmOp> {
       break;
     }
     if (failed(result))
-      return context.fail();
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
@@ -99,7 +135,6 @@ struct GemmOpLowering : public TileOpLowering<GemmOp> {
 
 } // namespace
 
-void mlir::tile::gpu_lowering::populateGemmPatterns(RewritePatternSet &patterns,
-                                                    KernelContext &context) {
-  patterns.add<GemmOpLowering>(patterns.getContext(), context);
+void mlir::tile::gpu_lowering::attachGemmLowering(MLIRContext *context) {
+  GemmOp::attachInterface<GemmLowering>(*context);
 }

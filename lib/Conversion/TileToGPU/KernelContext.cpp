@@ -10,7 +10,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Rewrite/PatternApplicator.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 
 using namespace mlir;
@@ -144,29 +143,24 @@ LogicalResult KernelContext::lowerBlock(Block &block,
 
 LogicalResult KernelContext::lowerBlock(Block &block,
                                         PatternRewriter &rewriter) {
-  PatternApplicator applicator(patterns);
-  applicator.applyDefaultCostModel();
   for (Operation &op : llvm::make_early_inc_range(block)) {
-    // Storage was given out up front; the kernel pattern erases these.
+    // Storage was given out up front; the kernel's lowering erases these.
     if (isa<AllocSharedOp, FragmentOp>(op))
       continue;
-    if (isa<LoadOp, StoreOp>(op)) {
-      op.emitOpError("must be nested in a 'tile.parallel' body");
-      return fail();
-    }
+    if (isa<LoadOp, StoreOp>(op))
+      return op.emitOpError("must be nested in a 'tile.parallel' body");
     rewriter.setInsertionPoint(&op);
-    if (succeeded(applicator.matchAndRewrite(&op, rewriter)))
+    if (auto lowering = dyn_cast<GpuLoweringOpInterface>(op)) {
+      if (failed(lowering.lower(*this, rewriter)))
+        return failure();
       continue;
-    if (failed)
-      return failure();
-    if (isa<TileDialect>(op.getDialect())) {
-      op.emitOpError("cannot be lowered to the GPU");
-      return fail();
     }
+    if (isa<TileDialect>(op.getDialect()))
+      return op.emitOpError("cannot be lowered to the GPU");
     // Other ops stay; tile ops inside their regions are lowered in place.
     for (Region &region : op.getRegions())
       for (Block &nested : region)
-        if (::mlir::failed(lowerBlock(nested, rewriter)))
+        if (failed(lowerBlock(nested, rewriter)))
           return failure();
   }
   return success();

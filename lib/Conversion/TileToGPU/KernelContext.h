@@ -18,13 +18,13 @@
 #ifndef TILE_LIB_CONVERSION_TILETOGPU_KERNELCONTEXT_H
 #define TILE_LIB_CONVERSION_TILETOGPU_KERNELCONTEXT_H
 
+#include "GpuLowering.h"
 #include "KernelPlan.h"
 #include "LayoutCodegen.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::tile::gpu_lowering {
 
@@ -175,71 +175,28 @@ public:
                      ValueRange index) const;
 
   //===--------------------------------------------------------------------===//
-  // Applying the op patterns
+  // Lowering the ops
   //===--------------------------------------------------------------------===//
 
-  /// Lowers the tile ops of `block`, in order, with the op patterns (and
-  /// those of nested regions of other ops), in the current scope or in
-  /// `scope`.
+  /// Lowers the tile ops of `block`, in order, each through its
+  /// GpuLoweringOpInterface (and those of nested regions of other ops), in
+  /// the current scope or in `scope`.
   LogicalResult lowerBlock(Block &block, PatternRewriter &rewriter);
   LogicalResult lowerBlock(Block &block, PatternRewriter &rewriter,
                            const LoweringScope &scope);
   /// The scope of the block being lowered (empty at the kernel's level).
   const LoweringScope &getScope() const { return *scope; }
-  /// Records that a pattern failed with a diagnostic: lowering stops.
-  LogicalResult fail() {
-    failed = true;
-    return failure();
-  }
-  void setPatterns(FrozenRewritePatternSet set) { patterns = std::move(set); }
 
 private:
-  FrozenRewritePatternSet patterns;
-  bool failed = false;
   LoweringScope kernelScope;
   const LoweringScope *scope = &kernelScope;
   llvm::DenseMap<Operation *, Operation *> clones;
 };
 
-/// A pattern lowering one kind of tile op inside a kernel: holds the
-/// kernel's context. A lowering that cannot proceed emits its diagnostic
-/// and returns `context.fail()`.
-template <typename Op>
-struct TileOpLowering : public OpRewritePattern<Op> {
-  TileOpLowering(MLIRContext *mlirContext, KernelContext &context)
-      : OpRewritePattern<Op>(mlirContext), context(context) {}
-
-protected:
-  KernelContext &context;
-};
-
-/// A TileOpLowering whose rewrite is `lower(context, rewriter, op)`.
-template <typename Op, LogicalResult (*lower)(const KernelContext &,
-                                              PatternRewriter &, Op)>
-struct TileOpLoweringFn : public TileOpLowering<Op> {
-  using TileOpLowering<Op>::TileOpLowering;
-  LogicalResult matchAndRewrite(Op op,
-                                PatternRewriter &rewriter) const override {
-    if (failed(lower(this->context, rewriter, op)))
-      return this->context.fail();
-    return success();
-  }
-};
-
 //===----------------------------------------------------------------------===//
-// Pattern sets of the op families
+// Kernel-level code of the families
 //===----------------------------------------------------------------------===//
 
-/// tile.copy, tile.fill, tile.atomic_add, tile.parallel (Copies.cpp).
-void populateCopyPatterns(RewritePatternSet &patterns, KernelContext &context);
-/// tile.gemm through the planned instruction's strategy (Gemm.cpp).
-void populateGemmPatterns(RewritePatternSet &patterns, KernelContext &context);
-/// tile.reduce, tile.cumsum (Reductions.cpp).
-void populateReductionPatterns(RewritePatternSet &patterns,
-                               KernelContext &context);
-/// tile.pipelined (Pipelining.cpp).
-void populatePipeliningPatterns(RewritePatternSet &patterns,
-                                KernelContext &context);
 /// Host code before the launch (TensorMaps.cpp): the tensor maps of the
 /// kernel's TMA producers and TMA stores, and whether each TMA pipeline
 /// and store may run (their tensors' rows are 16-byte aligned).

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelPlan.h"
+#include "GpuLowering.h"
 
 #include "tile/Dialect/Tile/Transforms/CompileBounds.h"
 
@@ -26,62 +27,11 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
       failed(checkCompileBounds(kernel, target)))
     return failure();
 
-  // Gemms and fragment copies, as layout inference planned them.
-  WalkResult result = kernel.walk([&](Operation *op) {
-    if (auto gemm = dyn_cast<GemmOp>(op)) {
-      FailureOr<GemmPlan> gemmPlan = planGemm(gemm, target, plan.threads);
-      if (failed(gemmPlan))
-        return WalkResult::interrupt();
-      auto mismatch = [&](StringRef what) {
-        gemm.emitOpError(what) << " layout does not match "
-                               << gemmPlan->describe()
-                               << "; run tile-infer-layouts for this chip";
-        return WalkResult::interrupt();
-      };
-      if (!plan.fragments.count(gemm.getC())) {
-        gemm.emitOpError("accumulator is not a tile.fragment");
-        return WalkResult::interrupt();
-      }
-      if (!haveSameOwners(plan.getFragmentLayout(gemm.getC()), gemmPlan->c,
-                          /*compareSlots=*/true))
-        return mismatch("accumulator");
-      for (auto [operand, layout] : {std::make_pair(gemm.getA(), &gemmPlan->a),
-                                     std::make_pair(gemm.getB(), &gemmPlan->b)}) {
-        if (plan.fragments.count(operand)) {
-          if (!haveSameOwners(plan.getFragmentLayout(operand), *layout,
-                              /*compareSlots=*/true))
-            return mismatch("register operand");
-        } else if (!plan.shared.count(operand)) {
-          gemm.emitOpError("operand is neither a fragment nor a "
-                           "tile.alloc_shared buffer");
-          return WalkResult::interrupt();
-        }
-      }
-      if (gemmPlan->instruction == GemmInstruction::Wgmma)
-        plan.asyncProxyUsesShared = true;
-      plan.gemms[op] = std::move(*gemmPlan);
-    } else if (auto copy = dyn_cast<CopyOp>(op)) {
-      if (plan.fragments.count(copy.getSource()) &&
-          plan.fragments.count(copy.getDest())) {
-        unsigned bits = cast<FragmentType>(copy.getSource().getType())
-                            .getElementTypeBitWidth();
-        plan.transfers[op] = planFragmentTransfer(
-            plan.getFragmentLayout(copy.getSource()),
-            plan.getFragmentLayout(copy.getDest()), bits, plan.threads,
-            target.warpSize);
-      }
-    } else if (auto loop = dyn_cast<PipelinedOp>(op)) {
-      // Post-order: the loop's gemms are planned already.
-      FailureOr<PipelinePlan> pipeline = planPipeline(plan, loop);
-      if (failed(pipeline))
-        return WalkResult::interrupt();
-      for (CopyOp producer : pipeline->producers)
-        plan.shared[producer.getDest()].stages = pipeline->stages;
-      if (pipeline->tma)
-        plan.asyncProxyUsesShared = true;
-      plan.pipelines[op] = std::move(*pipeline);
-    }
-    return WalkResult::advance();
+  // What each op's lowering decides ahead: gemms and fragment copies as
+  // layout inference planned them, then (post-order) the loops around them.
+  WalkResult result = kernel.walk([&](GpuLoweringOpInterface op) {
+    return failed(op.plan(plan)) ? WalkResult::interrupt()
+                                 : WalkResult::advance();
   });
   if (result.wasInterrupted() || failed(plan.planSharedMemory(kernel)))
     return failure();
@@ -229,19 +179,13 @@ int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {
       requests.push_back(request);
       return;
     }
-    int64_t bytes = 0;
-    if (auto reduce = dyn_cast<ReduceOp>(op))
-      bytes = getReduceScratchBytes(*this, reduce);
-    else if (auto cumsum = dyn_cast<CumSumOp>(op))
-      bytes = getCumSumScratchBytes(*this, cumsum);
-    else if (auto copy = dyn_cast<CopyOp>(op))
-      bytes = std::max(getCopyScratchBytes(*this, copy),
-                       staging ? getStagedStoreBytes(*this, copy) : 0);
-    if (bytes == 0)
+    auto lowering = dyn_cast<GpuLoweringOpInterface>(op);
+    ScratchRequest scratch =
+        lowering ? lowering.getScratch(*this, staging) : ScratchRequest();
+    if (scratch.bytes == 0)
       return;
-    Request request{op, bytes, positionOf(op), positionOf(op)};
-    if (auto copy = dyn_cast<CopyOp>(op);
-        copy && staging && isTmaStore(*this, copy)) {
+    Request request{op, scratch.bytes, positionOf(op), positionOf(op)};
+    if (scratch.wholeBody) {
       request.first = 0;
       request.last = static_cast<int64_t>(body.getOperations().size());
     }

@@ -160,10 +160,6 @@ private:
 // What the op families need planned (defined next to their lowerings)
 //===----------------------------------------------------------------------===//
 
-/// Pipelining.cpp: the schedule of `loop`; fails with a diagnostic on a
-/// schedule it cannot honor.
-FailureOr<PipelinePlan> planPipeline(const KernelPlan &plan, PipelinedOp loop);
-
 /// Pipelining.cpp: sets `plan.warpSpecialized` to the pipelined loop of
 /// `kernel` to warp-specialize, if any: the one TMA pipeline of the kernel,
 /// a statement of its body, on a target with `warp-specialize`, when its
@@ -173,11 +169,8 @@ FailureOr<PipelinePlan> planPipeline(const KernelPlan &plan, PipelinedOp loop);
 /// the block id that differs within a pair, nor do the loop's bounds).
 void planWarpSpecialization(KernelPlan &plan, KernelOp kernel);
 
-/// Bytes of shared scratch an op needs (0: none): reductions across warps,
-/// scans of fragments (Reductions.cpp), copies between fragments whose
-/// threads exchange elements across warps (Copies.cpp).
-int64_t getReduceScratchBytes(const KernelPlan &plan, ReduceOp op);
-int64_t getCumSumScratchBytes(const KernelPlan &plan, CumSumOp op);
+/// Copies.cpp: bytes of shared scratch a copy between fragments needs
+/// whose threads exchange elements across warps (0: none).
 int64_t getCopyScratchBytes(const KernelPlan &plan, CopyOp op);
 /// Copies.cpp: bytes of shared scratch through which a fragment-to-global
 /// copy would store whole 16-byte vectors instead of its threads' narrower

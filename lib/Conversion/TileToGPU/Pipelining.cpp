@@ -282,9 +282,10 @@ void mlir::tile::gpu_lowering::planWarpSpecialization(KernelPlan &plan,
       pipeline.multicast.push_back(copy);
 }
 
-FailureOr<PipelinePlan>
-mlir::tile::gpu_lowering::planPipeline(const KernelPlan &kernelPlan,
-                                       PipelinedOp loop) {
+/// The schedule of `loop`; fails with a diagnostic on a schedule it cannot
+/// honor.
+static FailureOr<PipelinePlan> planPipeline(const KernelPlan &kernelPlan,
+                                            PipelinedOp loop) {
   PipelinePlan plan;
   int64_t stages = loop.getNumStagesAttr().getInt();
   Block &body = loop.getBody().front();
@@ -365,12 +366,29 @@ LogicalResult lowerPlainly(KernelContext &k, PatternRewriter &rewriter,
 }
 
 
-struct PipelinedOpLowering : public TileOpLowering<PipelinedOp> {
-  using TileOpLowering::TileOpLowering;
+struct PipelinedLowering
+    : public GpuLoweringOpInterface::ExternalModel<PipelinedLowering,
+                                                   PipelinedOp> {
+  /// The loop's pipeline (post-order: its gemms are planned already); its
+  /// producers' buffers get its stages.
+  LogicalResult plan(Operation *op, KernelPlan &kernel) const {
+    FailureOr<PipelinePlan> pipeline =
+        planPipeline(kernel, cast<PipelinedOp>(op));
+    if (failed(pipeline))
+      return failure();
+    for (CopyOp producer : pipeline->producers)
+      kernel.shared[producer.getDest()].stages = pipeline->stages;
+    if (pipeline->tma)
+      kernel.asyncProxyUsesShared = true;
+    kernel.pipelines[op] = std::move(*pipeline);
+    return success();
+  }
 
-  LogicalResult matchAndRewrite(PipelinedOp loop,
-                                PatternRewriter &rewriter) const override {
-    KernelContext &k = context;
+  /// The loop's versions (TMA, cp.async or registers, as written), chosen
+  /// at run time.
+  LogicalResult lower(Operation *op, KernelContext &k,
+                      PatternRewriter &rewriter) const {
+    auto loop = cast<PipelinedOp>(op);
     auto it = k.plan.pipelines.find(k.getPlanned(loop));
     if (it == k.plan.pipelines.end() || it->second.producers.empty())
       return lowerPlainly(k, rewriter, loop);
@@ -439,8 +457,7 @@ struct PipelinedOpLowering : public TileOpLowering<PipelinedOp> {
 
 } // namespace
 
-void mlir::tile::gpu_lowering::populatePipeliningPatterns(
-    RewritePatternSet &patterns, KernelContext &context) {
-  patterns.add<PipelinedOpLowering>(patterns.getContext(), context);
+void mlir::tile::gpu_lowering::attachPipelinedLowering(MLIRContext *context) {
+  PipelinedOp::attachInterface<PipelinedLowering>(*context);
 }
 

@@ -279,8 +279,8 @@ void reduceSharedSerially(
 
 } // namespace
 
-int64_t mlir::tile::gpu_lowering::getReduceScratchBytes(const KernelPlan &plan,
-                                                        ReduceOp op) {
+/// Bytes of shared scratch a reduction across warps needs (0: none).
+static int64_t getReduceScratchBytes(const KernelPlan &plan, ReduceOp op) {
   auto src = plan.fragments.find(op.getSource());
   auto dstType = dyn_cast<FragmentType>(op.getDest().getType());
   if (src == plan.fragments.end() || !dstType)
@@ -358,8 +358,8 @@ static LogicalResult lowerReduce(const KernelContext &k,
   return success();
 }
 
-int64_t mlir::tile::gpu_lowering::getCumSumScratchBytes(const KernelPlan &plan,
-                                                        CumSumOp op) {
+/// Bytes of shared scratch a scan of a fragment needs (0: none).
+static int64_t getCumSumScratchBytes(const KernelPlan &plan, CumSumOp op) {
   if (!isa<FragmentType>(op.getSource().getType()) &&
       !isa<FragmentType>(op.getDest().getType()))
     return 0;
@@ -437,9 +437,35 @@ static LogicalResult lowerCumSum(const KernelContext &k,
 }
 
 
-void mlir::tile::gpu_lowering::populateReductionPatterns(
-    RewritePatternSet &patterns, KernelContext &context) {
-  patterns.add<TileOpLoweringFn<ReduceOp, lowerReduce>,
-               TileOpLoweringFn<CumSumOp, lowerCumSum>>(patterns.getContext(),
-                                                        context);
+namespace {
+
+struct ReduceLowering
+    : public GpuLoweringOpInterface::ExternalModel<ReduceLowering, ReduceOp> {
+  ScratchRequest getScratch(Operation *op, const KernelPlan &plan,
+                            bool staging) const {
+    return {getReduceScratchBytes(plan, cast<ReduceOp>(op))};
+  }
+  LogicalResult lower(Operation *op, KernelContext &k,
+                      PatternRewriter &rewriter) const {
+    return lowerReduce(k, rewriter, cast<ReduceOp>(op));
+  }
+};
+
+struct CumSumLowering
+    : public GpuLoweringOpInterface::ExternalModel<CumSumLowering, CumSumOp> {
+  ScratchRequest getScratch(Operation *op, const KernelPlan &plan,
+                            bool staging) const {
+    return {getCumSumScratchBytes(plan, cast<CumSumOp>(op))};
+  }
+  LogicalResult lower(Operation *op, KernelContext &k,
+                      PatternRewriter &rewriter) const {
+    return lowerCumSum(k, rewriter, cast<CumSumOp>(op));
+  }
+};
+
+} // namespace
+
+void mlir::tile::gpu_lowering::attachReductionLowerings(MLIRContext *context) {
+  ReduceOp::attachInterface<ReduceLowering>(*context);
+  CumSumOp::attachInterface<CumSumLowering>(*context);
 }

@@ -86,6 +86,13 @@ SmallVector<Value> openTileLoop(OpBuilder &b, Location loc, KernelContext &k,
   return ids;
 }
 
+/// Whether the context's tile ops carry their GPU lowering models.
+static bool hasGpuLoweringModels(MLIRContext *context) {
+  std::optional<RegisteredOperationName> copy =
+      RegisteredOperationName::lookup(CopyOp::getOperationName(), context);
+  return copy && copy->hasInterface<GpuLoweringOpInterface>();
+}
+
 struct KernelOpLowering : public OpRewritePattern<KernelOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -97,16 +104,14 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     if (target->isCPU())
       return kernel.emitOpError("cannot be lowered to the GPU for target '")
              << target->chip << "'; attach a GPU target (tile-attach-target)";
+    if (!hasGpuLoweringModels(getContext()))
+      return kernel.emitOpError(
+          "cannot be lowered: the tile ops' GPU lowering models are not "
+          "registered (call mlir::tile::registerGpuLoweringModels)");
     FailureOr<KernelPlan> plan = KernelPlan::build(kernel, *target);
     if (failed(plan))
       return failure();
     KernelContext context(*plan);
-    RewritePatternSet opPatterns(getContext());
-    populateCopyPatterns(opPatterns, context);
-    populateGemmPatterns(opPatterns, context);
-    populateReductionPatterns(opPatterns, context);
-    populatePipeliningPatterns(opPatterns, context);
-    context.setPatterns(std::move(opPatterns));
 
     Location loc = kernel.getLoc();
     rewriter.setInsertionPoint(kernel);
@@ -256,6 +261,11 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
 struct ConvertTileToGPUPass
     : public tile::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerGpuLoweringModels(registry);
+  }
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());

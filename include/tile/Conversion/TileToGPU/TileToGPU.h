@@ -14,9 +14,16 @@ namespace mlir::tile {
 /// Adds the pattern that rewrites a `tile.kernel` (whose buffers and loops
 /// have layouts, inside a module with a GPU `tile.target`) into a
 /// `gpu.launch` of per-thread code: it plans the kernel, then lowers every
-/// tile op of the body with the op patterns of each family. A kernel that
-/// cannot be lowered gets a diagnostic and stays (the pattern fails).
+/// tile op of the body through the op's GPU lowering model. A kernel that
+/// cannot be lowered gets a diagnostic and stays (the pattern fails). The
+/// context needs the models (registerGpuLoweringModels; convert-tile-to-gpu
+/// registers them itself).
 void populateTileToGPUPatterns(RewritePatternSet &patterns);
+
+/// Attaches to the tile ops the models through which they are planned and
+/// lowered to per-thread GPU code (GpuLoweringOpInterface, internal to the
+/// TileToGPU library).
+void registerGpuLoweringModels(DialectRegistry &registry);
 
 } // namespace mlir::tile
 

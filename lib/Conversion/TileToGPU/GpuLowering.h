@@ -1,0 +1,66 @@
+//===- GpuLowering.h - How each tile op is planned and lowered --*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to convert-tile-to-gpu. Each tile op a kernel may hold is
+// planned and lowered through GpuLoweringOpInterface, whose models the op
+// families attach in files of their own (Copies.cpp, Gemm.cpp,
+// Reductions.cpp, Pipelining.cpp), as the layout-inference rules are
+// attached to the same ops. KernelPlan and KernelContext drive them and
+// know no op by name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_CONVERSION_TILETOGPU_GPULOWERING_H
+#define TILE_LIB_CONVERSION_TILETOGPU_GPULOWERING_H
+
+#include "KernelPlan.h"
+
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tile::gpu_lowering {
+
+class KernelContext;
+
+/// Shared scratch an op needs: `bytes` (0: none), live at the op, or
+/// through the whole kernel body with `wholeBody` (scratch still read after
+/// the op, by a TMA store left in flight).
+struct ScratchRequest {
+  int64_t bytes = 0;
+  bool wholeBody = false;
+};
+
+} // namespace mlir::tile::gpu_lowering
+
+#include "GpuLoweringInterface.h.inc"
+
+namespace mlir::tile::gpu_lowering {
+
+/// A model whose `lower` is `lowerFn`, which plans nothing and needs no
+/// scratch.
+template <typename Op, LogicalResult (*lowerFn)(const KernelContext &,
+                                                PatternRewriter &, Op)>
+struct LowerWith
+    : public GpuLoweringOpInterface::ExternalModel<LowerWith<Op, lowerFn>,
+                                                   Op> {
+  LogicalResult lower(Operation *op, KernelContext &context,
+                      PatternRewriter &rewriter) const {
+    return lowerFn(context, rewriter, cast<Op>(op));
+  }
+};
+
+/// The families' models (registered by registerGpuLoweringModels,
+/// TileToGPU.h): tile.copy, tile.fill, tile.atomic_add and
+/// tile.parallel (Copies.cpp); tile.gemm (Gemm.cpp); tile.reduce and
+/// tile.cumsum (Reductions.cpp); tile.pipelined (Pipelining.cpp).
+void attachCopyLowerings(MLIRContext *context);
+void attachGemmLowering(MLIRContext *context);
+void attachReductionLowerings(MLIRContext *context);
+void attachPipelinedLowering(MLIRContext *context);
+
+} // namespace mlir::tile::gpu_lowering
+
+#endif // TILE_LIB_CONVERSION_TILETOGPU_GPULOWERING_H
