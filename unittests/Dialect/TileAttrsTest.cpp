@@ -6,9 +6,14 @@
 
 #include "tile/Dialect/Tile/IR/TileAttrs.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 
 #include "gtest/gtest.h"
@@ -20,7 +25,9 @@ namespace {
 
 class TileAttrsTest : public ::testing::Test {
 protected:
-  TileAttrsTest() { context.loadDialect<TileDialect>(); }
+  TileAttrsTest() {
+    context.loadDialect<TileDialect, func::FuncDialect, gpu::GPUDialect>();
+  }
 
   /// Fails the test if the attribute does not fit the buffer.
   Layout layoutOf(Attribute attr, ArrayRef<int64_t> shape, Type element) {
@@ -33,6 +40,32 @@ protected:
   MLIRContext context;
   Builder b{&context};
 };
+
+TEST_F(TileAttrsTest, BufferLayoutAttrDefaultsSharedBuffersToLinear) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    func.func @f() {
+      tile.kernel grid(%bx) in (1) threads(32) {
+        %a = tile.alloc_shared : memref<8x8xf16, #gpu.address_space<workgroup>>
+        %b = tile.alloc_shared layout(#tile.swizzle<128>) : memref<8x64xf16, #gpu.address_space<workgroup>>
+        %f = tile.fragment : !tile.fragment<8x8xf32>
+      }
+      return
+    }
+  )mlir", &context);
+  ASSERT_TRUE(module);
+  SmallVector<Value> buffers;
+  module->walk([&](Operation *op) {
+    if (isa<AllocSharedOp, FragmentOp>(op))
+      buffers.push_back(op->getResult(0));
+  });
+  ASSERT_EQ(buffers.size(), 3u);
+  // Unannotated shared: row-major; annotated: its own; fragment without
+  // one: none (inference decides).
+  EXPECT_TRUE(isa<LinearLayoutAttr>(getBufferLayoutAttr(buffers[0])));
+  EXPECT_EQ(getBufferLayoutAttr(buffers[1]),
+            SwizzleLayoutAttr::get(&context, 128));
+  EXPECT_FALSE(getBufferLayoutAttr(buffers[2]));
+}
 
 TEST_F(TileAttrsTest, Swizzle128OnAWideTileUsesPanels) {
   // 64 x 128 f16: rows are 256 bytes, so two 128-byte panels of 64 columns.

@@ -43,9 +43,7 @@ LogicalResult KernelPlan::planBuffers(KernelOp kernel) {
   WalkResult result = kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
       MemRefType type = alloc.getType();
-      LayoutAttrInterface attr = alloc.getLayoutAttr();
-      if (!attr)
-        attr = LinearLayoutAttr::get(alloc.getContext());
+      LayoutAttrInterface attr = getBufferLayoutAttr(alloc.getResult());
       FailureOr<Layout> layout =
           attr.getLayout(type.getShape(), type.getElementType(),
                          [&] { return alloc.emitOpError(); });

@@ -531,8 +531,11 @@ FailureOr<TargetInfo> mlir::tile::getTarget(Operation *op) {
 
 LayoutAttrInterface mlir::tile::getBufferLayoutAttr(Value buffer) {
   Operation *def = buffer.getDefiningOp();
-  if (auto alloc = dyn_cast_or_null<AllocSharedOp>(def))
-    return alloc.getLayoutAttr();
+  if (auto alloc = dyn_cast_or_null<AllocSharedOp>(def)) {
+    if (LayoutAttrInterface layout = alloc.getLayoutAttr())
+      return layout;
+    return LinearLayoutAttr::get(alloc.getContext());
+  }
   if (auto fragment = dyn_cast_or_null<FragmentOp>(def))
     return fragment.getLayoutAttr();
   return {};

@@ -30,7 +30,9 @@ inline llvm::hash_code hash_value(const LayoutFactor &f) {
 
 namespace mlir::tile {
 /// The layout attribute of a buffer: the `layout` of the tile.alloc_shared or
-/// tile.fragment that defines it; null if it has none.
+/// tile.fragment that defines it; for a shared buffer without one,
+/// `#tile.linear` (row-major, what every lowering gives it); null for a
+/// fragment without one and for other values.
 LayoutAttrInterface getBufferLayoutAttr(Value buffer);
 
 /// The target of `op`: the `tile.target` of its nearest ancestor that has
