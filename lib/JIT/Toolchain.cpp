@@ -22,7 +22,9 @@ using namespace mlir::tile;
 using namespace mlir::tile::jit;
 
 LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
-                                             const CompileOptions &options) {
+                                             const CompileOptions &options,
+                                             bool deviceText) {
+  StringRef format = deviceText ? "isa" : "bin";
   switch (options.target) {
   case Target::CPU: {
     TileToCPUPipelineOptions cpu;
@@ -33,19 +35,32 @@ LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
   case Target::CUDA: {
     TileToNVVMPipelineOptions nvvm;
     nvvm.chip = options.chip;
-    nvvm.format = "bin";
+    nvvm.format = format.str();
     buildTileToNVVMPipeline(pm, nvvm);
     return success();
   }
   case Target::ROCm: {
     TileToROCDLPipelineOptions rocdl;
     rocdl.chip = options.chip;
-    rocdl.format = "bin";
+    rocdl.format = format.str();
     buildTileToROCDLPipeline(pm, rocdl);
     return success();
   }
   }
   return failure();
+}
+
+FailureOr<std::string>
+mlir::tile::jit::getDeviceSource(ModuleOp module,
+                                 const CompileOptions &options) {
+  if (options.target == Target::CPU)
+    return std::string();
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  PassManager pm(module.getContext());
+  if (failed(buildPipeline(pm, options, /*deviceText=*/true)) ||
+      failed(pm.run(*lowered)))
+    return failure();
+  return extractDeviceBinary(*lowered);
 }
 
 bool mlir::tile::jit::usesOpenMP(const CompileOptions &options) {

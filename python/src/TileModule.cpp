@@ -19,7 +19,6 @@
 #include "tile/JIT/Device.h"
 #include "tile/JIT/Kernel.h"
 #include "tile/JIT/Toolchain.h"
-#include "tile/Pipelines/Pipelines.h"
 #include "tile/Target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,7 +26,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <nanobind/nanobind.h>
@@ -505,10 +503,14 @@ void synchronize(const std::string &target) {
     throw std::runtime_error(device.getLastError());
 }
 
-/// Lowers `ir` with the target's pipeline and returns the device code as
-/// text (PTX on CUDA); empty on the CPU.
+/// Lowers `ir` with the JIT library's pipeline for the target and returns
+/// the device code as text (PTX on CUDA, AMDGPU assembly on ROCm); empty on
+/// the CPU or when lowering failed (see the diagnostics).
 nb::tuple deviceSource(const std::string &ir, const std::string &target,
                        const std::string &chip) {
+  jit::CompileOptions options;
+  options.target = parseTarget(target);
+  options.chip = chip;
   std::unique_ptr<MLIRContext> context = makeContext();
   Collector collector(*context);
   std::string text;
@@ -516,14 +518,10 @@ nb::tuple deviceSource(const std::string &ir, const std::string &target,
     nb::gil_scoped_release noGil;
     OwningOpRef<ModuleOp> module =
         parseSourceString<ModuleOp>(ir, ParserConfig(context.get()));
-    if (module && target == "cuda") {
-      PassManager pm(context.get());
-      mlir::tile::TileToNVVMPipelineOptions options;
-      options.chip = chip;
-      options.format = "isa";
-      mlir::tile::buildTileToNVVMPipeline(pm, options);
-      if (succeeded(pm.run(*module)))
-        text = jit::extractDeviceBinary(*module);
+    if (module) {
+      FailureOr<std::string> source = jit::getDeviceSource(*module, options);
+      if (succeeded(source))
+        text = std::move(*source);
     }
   }
   return nb::make_tuple(text, collector.diagnostics);

@@ -333,6 +333,22 @@ def test_feature_keys_change_the_ptx(configs, present, absent):
         assert text not in ptx, text
 
 
+def test_device_source_comes_from_the_jit_pipeline_of_each_target():
+    """device_source lowers with the JIT library's pipeline of the target it
+    names: AMDGPU assembly for ROCm as PTX for CUDA (made here, without a
+    GPU), nothing for the CPU."""
+    from tile._ext import ext
+    ir = gemm_nt.get_ir(256, 256, 256, block_M=128, block_N=128, block_K=32,
+                        num_stages=2).ir
+    ptx, diags = ext.device_source(ir, "cuda", "sm_80")
+    if not ptx:
+        pytest.skip(f"this build does not lower to PTX ({[d.message for d in diags][:1]})")
+    assert "mma.sync" in ptx
+    isa, diags = ext.device_source(ir, "rocm", "gfx942")
+    assert "v_mfma" in isa, [d.message for d in diags]
+    assert ext.device_source(ir, "cpu", "") == ("", [])
+
+
 def test_ignored_keys_warn_once_and_never_raise(rng):
     pf = gemm_nt.get_ir(40, 24, 24)
     with warnings.catch_warnings(record=True) as caught:

@@ -14,8 +14,17 @@
 namespace mlir::tile::jit {
 
 /// Adds the pipeline that takes a tile module to LLVM dialect host code (with
-/// embedded device binaries) for `options`' target.
-LogicalResult buildPipeline(OpPassManager &pm, const CompileOptions &options);
+/// embedded device binaries, or with `deviceText` the device code as text:
+/// PTX, AMDGPU assembly) for `options`' target.
+LogicalResult buildPipeline(OpPassManager &pm, const CompileOptions &options,
+                            bool deviceText = false);
+
+/// The device code of `module` as text for `options`' target (PTX on CUDA,
+/// AMDGPU assembly on ROCm; empty on the CPU), from the pipeline the
+/// Compiler runs; the module is left as it was. Fails after reporting
+/// through the module's context.
+FailureOr<std::string> getDeviceSource(ModuleOp module,
+                                       const CompileOptions &options);
 
 /// Whether `options` compile CPU kernels with OpenMP (their blocks on
 /// threads): asked for, and libomp loads in this process.
