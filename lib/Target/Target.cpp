@@ -95,6 +95,8 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
     info.warpSize = 32;
     info.sharedMemoryBytes = getNvidiaSharedMemory(version);
     info.registersPerThread = 255;
+    info.registerFileSize = 65536;
+    info.maxThreadsPerBlock = 1024;
     if (version >= 75)
       set(Feature::LdMatrix);
     if (version >= 80) {
@@ -107,6 +109,7 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
     // may list `tma`. TMA stores apply to persistent kernels only (where
     // they were measured to pay).
     if (version == 90 && archSpecific) {
+      info.warpgroupSize = 128;
       set(Feature::Wgmma);
       set(Feature::Tma);
       set(Feature::WarpSpecialize);
@@ -128,8 +131,16 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
     info.sharedMemoryBytes = (version == 950 ? 160 : 64) * 1024;
     // CDNA2-4 give a wave 512 VGPRs (256 arch + 256 accumulation).
     info.registersPerThread = version >= 908 && version < 1000 ? 512 : 256;
-    if (version >= 908 && version < 1000)
+    info.maxThreadsPerBlock = 1024;
+    if (version >= 908 && version < 1000) {
       set(Feature::Mfma);
+      // CDNA3 replaced the i8 16x16x16 MFMA with 16x16x32 and brought the
+      // FNUZ fp8 types; CDNA4 (gfx950) takes OCP's instead.
+      info.mfmaI8K32 = version >= 940;
+      info.mfmaFp8 = version == 942   ? Fp8Format::Fnuz
+                     : version == 950 ? Fp8Format::Ocp
+                                      : Fp8Format::None;
+    }
     return info;
   }
   return failure();

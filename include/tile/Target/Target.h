@@ -65,6 +65,9 @@ std::optional<Feature> parseFeature(StringRef name);
 
 struct TargetInfo {
   enum class Vendor { NVIDIA, AMD, CPU };
+  /// The fp8 formats a chip's MFMA multiplies: none, FNUZ's (CDNA3) or
+  /// OCP's (CDNA4: f8E4M3FN, f8E5M2).
+  enum class Fp8Format { None, Fnuz, Ocp };
 
   Vendor vendor = Vendor::CPU;
   /// The chip as written: "sm_80", "sm_90a", "gfx942", "host".
@@ -77,6 +80,18 @@ struct TargetInfo {
   int64_t sharedMemoryBytes = 0;
   /// 32-bit registers (VGPRs) one thread may use.
   int64_t registersPerThread = 0;
+  /// 32-bit registers of a multiprocessor's register file, which one
+  /// block's threads may share out (setmaxnreg): 64K on NVIDIA.
+  int64_t registerFileSize = 0;
+  /// Threads one block may have.
+  int64_t maxThreadsPerBlock = 0;
+  /// Threads of a warpgroup, the unit of wgmma and setmaxnreg (128 where
+  /// `wgmma` exists; 0 elsewhere).
+  int64_t warpgroupSize = 0;
+  /// The fp8 format MFMA takes here (with `mfma`).
+  Fp8Format mfmaFp8 = Fp8Format::None;
+  /// MFMA multiplies i8 as 16x16x32 (CDNA3 on) rather than 16x16x16.
+  bool mfmaI8K32 = false;
   /// The Feature bits the compiler may use.
   uint32_t features = 0;
 

@@ -136,9 +136,10 @@ public:
   }
   /// Threads the block is launched with (the producer warpgroup too).
   int64_t getLaunchThreads() const {
-    return threads + (warpSpecialized ? kProducerThreads : 0);
+    return threads + (warpSpecialized ? getProducerThreads() : 0);
   }
-  static constexpr int64_t kProducerThreads = 128;
+  /// A warp-specialized kernel's producer threads: one warpgroup.
+  int64_t getProducerThreads() const { return target.warpgroupSize; }
 
   /// The layout of a fragment value of this kernel.
   const Layout &getFragmentLayout(Value fragment) const {

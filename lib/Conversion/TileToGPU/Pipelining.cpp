@@ -243,8 +243,11 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
 
 void mlir::tile::gpu_lowering::planWarpSpecialization(KernelPlan &plan,
                                                       KernelOp kernel) {
-  if (!plan.target.has(Feature::WarpSpecialize) || plan.threads % 128 != 0 ||
-      plan.threads + KernelPlan::kProducerThreads > 1024)
+  if (!plan.target.has(Feature::WarpSpecialize) ||
+      plan.target.warpgroupSize == 0 ||
+      plan.threads % plan.target.warpgroupSize != 0 ||
+      plan.threads + plan.getProducerThreads() >
+          plan.target.maxThreadsPerBlock)
     return;
   Operation *chosen = nullptr;
   for (auto &[op, pipeline] : plan.pipelines) {

@@ -74,14 +74,16 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
                               ValueRange{k.constant(b, loc, i)});
     }
   }
-  // Registers: 64K per SM for the one block; the launch gives each thread
-  // an equal share (8-register steps), the producer keeps 24 and the
-  // consumers take what is left, up to 240.
-  constexpr int64_t kRegisterFile = 65536, kProducerRegisters = 24;
-  int64_t atLaunch = kRegisterFile / k.plan.getLaunchThreads() / 8 * 8;
+  // Registers: the register file for the one block; the launch gives each
+  // thread an equal share (8-register steps), the producer keeps 24 and
+  // the consumers take what is left, up to 240 (setmaxnreg's range).
+  constexpr int64_t kProducerRegisters = 24, kMaxRegisters = 240;
+  int64_t registers = k.target.registerFileSize;
+  int64_t atLaunch = registers / k.plan.getLaunchThreads() / 8 * 8;
   int64_t consumer = std::min<int64_t>(
-      240, (kRegisterFile - KernelPlan::kProducerThreads * kProducerRegisters) /
-               k.threads / 8 * 8);
+      kMaxRegisters,
+      (registers - k.plan.getProducerThreads() * kProducerRegisters) /
+          k.threads / 8 * 8);
   Value isConsumer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            k.threadId,
                                            k.constant(b, loc, k.threads));

@@ -191,7 +191,8 @@ static std::optional<GemmPlan> planWgmma(GemmOp op, const TargetInfo &target,
   Type b = cast<ShapedType>(op.getB().getType()).getElementType();
   Type c = cast<ShapedType>(op.getC().getType()).getElementType();
   int64_t k = getWgmmaK(a, b, c);
-  if (!target.hasWgmma() || k == 0 || threads % 128 != 0)
+  int64_t warpgroup = target.warpgroupSize;
+  if (!target.hasWgmma() || k == 0 || threads % warpgroup != 0)
     return std::nullopt;
   bool aInRegisters = isa<FragmentType>(op.getA().getType());
   if (!isWgmmaReadable(op.getB(), target) ||
@@ -208,7 +209,7 @@ static std::optional<GemmPlan> planWgmma(GemmOp op, const TargetInfo &target,
 
   // Warpgroups: stacked along M by 64-row steps, and along N; each issues
   // instructions at most 256 columns wide.
-  int64_t groups = threads / 128;
+  int64_t groups = threads / warpgroup;
   auto fits = [&](int64_t gm, int64_t gn) {
     return m % (gm * 64) == 0 && n % gn == 0 && (n / gn) % 8 == 0;
   };
@@ -256,7 +257,7 @@ static std::optional<GemmPlan> planWgmma(GemmOp op, const TargetInfo &target,
   plan.atomM = 64;
   plan.atomN = instrN;
   plan.atomK = k;
-  plan.warpSize = 128;
+  plan.warpSize = warpgroup;
   plan.warpsM = gm;
   plan.warpsN = gn;
   plan.repeatsM = m / (gm * 64);
@@ -266,14 +267,16 @@ static std::optional<GemmPlan> planWgmma(GemmOp op, const TargetInfo &target,
   plan.aMNMajor = aMNMajor;
   plan.bMNMajor = bMNMajor;
   plan.c = tileAtom(getWgmmaAccumulator(instrN),
-                    {{gm, gn}, {gn * 128, 128}, {plan.repeatsM, plan.repeatsN},
+                    {{gm, gn},
+                     {gn * warpgroup, warpgroup},
+                     {plan.repeatsM, plan.repeatsN},
                      {}});
   // Register A (16-bit types): warpgroup rows of 64, K in steps of 16,
   // replicated over the warpgroups along N.
-  AtomTiling aTiling{{gm, 1}, {gn * 128, 0}, {plan.repeatsM, plan.repeatsK},
-                     {}};
+  AtomTiling aTiling{
+      {gm, 1}, {gn * warpgroup, 0}, {plan.repeatsM, plan.repeatsK}, {}};
   if (gn > 1)
-    aTiling.replicas.push_back({gn, kThreadAxis, 128});
+    aTiling.replicas.push_back({gn, kThreadAxis, warpgroup});
   if (aInRegisters) {
     if (a.getIntOrFloatBitWidth() != 16)
       return std::nullopt;
@@ -295,10 +298,14 @@ static bool hasFp8Mfma(Type a, Type b, Type c, const TargetInfo &target) {
   auto isOcp = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
   if (!target.hasMfma() || !c.isF32())
     return false;
-  if (target.version == 942)
+  switch (target.mfmaFp8) {
+  case TargetInfo::Fp8Format::Fnuz:
     return isFnuz(a) && isFnuz(b);
-  if (target.version == 950)
+  case TargetInfo::Fp8Format::Ocp:
     return isOcp(a) && isOcp(b);
+  case TargetInfo::Fp8Format::None:
+    return false;
+  }
   return false;
 }
 
@@ -329,7 +336,7 @@ FailureOr<GemmPlan> mlir::tile::planGemm(GemmOp op, const TargetInfo &target,
               hasFp8Mfma(a, b, c, target))) {
     // CDNA3 replaced the i8 16x16x16 MFMA with 16x16x32; fp8 (CDNA3's FNUZ,
     // CDNA4's OCP) runs as 16x16x32 too (eight per lane, like i8).
-    bool k32 = (a.isSignlessInteger(8) && target.version >= 940) ||
+    bool k32 = (a.isSignlessInteger(8) && target.mfmaI8K32) ||
                hasFp8Mfma(a, b, c, target);
     atom = k32 ? getMfma16x16x32Atom() : getMfma16x16x16Atom();
     instruction = GemmInstruction::Mfma;
