@@ -25,7 +25,7 @@ static_assert(int(jit::ElementType::Index) == TILE_JIT_INDEX &&
                   int(jit::ElementType::I1) == TILE_JIT_I1 &&
                   int(jit::ElementType::F8E5M2FNUZ) == TILE_JIT_F8E5M2FNUZ,
               "TileJitElementType follows jit::ElementType");
-static_assert(int(jit::Target::ROCm) == TILE_JIT_TARGET_ROCM &&
+static_assert(int(jit::Target::AMD) == TILE_JIT_TARGET_ROCM &&
                   int(jit::CacheResult::DiskHit) == TILE_JIT_DISK_HIT,
               "the C enums follow the C++ ones");
 
@@ -93,6 +93,11 @@ TileJitDevice tileJitDeviceSelect(MlirStringRef target, MlirStringRef chip,
 }
 
 void tileJitDeviceDestroy(TileJitDevice device) { delete unwrapDevice(device); }
+
+// The C enum names the vendors in jit::Target's order.
+static_assert(static_cast<int>(jit::Target::CPU) == TILE_JIT_TARGET_CPU &&
+              static_cast<int>(jit::Target::NVIDIA) == TILE_JIT_TARGET_CUDA &&
+              static_cast<int>(jit::Target::AMD) == TILE_JIT_TARGET_ROCM);
 
 TileJitTarget tileJitDeviceGetTarget(TileJitDevice device) {
   return static_cast<TileJitTarget>(unwrapDevice(device)->getTarget());

@@ -38,9 +38,9 @@ StringRef mlir::tile::jit::stringifyTarget(Target target) {
   switch (target) {
   case Target::CPU:
     return "cpu";
-  case Target::CUDA:
+  case Target::NVIDIA:
     return "cuda";
-  case Target::ROCm:
+  case Target::AMD:
     return "rocm";
   }
   llvm_unreachable("unknown target");
@@ -263,7 +263,7 @@ std::string Compiler::getKey(ModuleOp module) {
      << "\nllvm=" << LLVM_VERSION_STRING << "\nhost="
      << (hostMachine ? describeHostMachine(*hostMachine) : hostMachineError)
      << "\nopenmp=" << usesOpenMP(options);
-  if (options.target == Target::CUDA)
+  if (options.target == Target::NVIDIA)
     os << "\nptxas=" << getPtxasVersion();
   return sha256Hex(text);
 }

@@ -61,8 +61,8 @@ FailureOr<double> Device::measureLaunchOverhead(const std::function<void()> &,
 std::optional<Target> mlir::tile::jit::parseTarget(StringRef name) {
   return llvm::StringSwitch<std::optional<Target>>(name)
       .Case("cpu", Target::CPU)
-      .Case("cuda", Target::CUDA)
-      .Case("rocm", Target::ROCm)
+      .Case("cuda", Target::NVIDIA)
+      .Case("rocm", Target::AMD)
       .Default(std::nullopt);
 }
 
@@ -226,9 +226,9 @@ private:
 /// The runtime of a GPU target in this build, or null (with the reason).
 runtime::Runtime *getRuntime(Target target, std::string *why) {
   switch (target) {
-  case Target::CUDA:
+  case Target::NVIDIA:
     return &runtime::getCudaRuntime();
-  case Target::ROCm:
+  case Target::AMD:
     return &runtime::getRocmRuntime();
   case Target::CPU:
     break;
@@ -262,7 +262,7 @@ FailureOr<std::unique_ptr<Device>>
 mlir::tile::jit::selectDevice(StringRef name, StringRef chip, bool allowOffline,
                               std::string &error) {
   if (name == "auto") {
-    if (std::unique_ptr<Device> gpu = createGpuDevice(Target::CUDA, chip))
+    if (std::unique_ptr<Device> gpu = createGpuDevice(Target::NVIDIA, chip))
       return gpu;
     return createCpuDevice();
   }
@@ -280,10 +280,10 @@ mlir::tile::jit::selectDevice(StringRef name, StringRef chip, bool allowOffline,
   if (allowOffline && !chip.empty())
     return createOfflineDevice(*target, chip);
   error =
-      (*target == Target::CUDA ? "no CUDA device: " : "no ROCm device: ") + why;
+      (*target == Target::NVIDIA ? "no CUDA device: " : "no ROCm device: ") + why;
   if (allowOffline)
     error += std::string("; name the chip (e.g. ") +
-             (*target == Target::CUDA ? "sm_90a" : "gfx942") +
+             (*target == Target::NVIDIA ? "sm_90a" : "gfx942") +
              ") to compile without a device";
   return failure();
 }

@@ -32,14 +32,14 @@ LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
     buildTileToCPUPipeline(pm, cpu);
     return success();
   }
-  case Target::CUDA: {
+  case Target::NVIDIA: {
     TileToNVVMPipelineOptions nvvm;
     nvvm.chip = options.chip;
     nvvm.format = format.str();
     buildTileToNVVMPipeline(pm, nvvm);
     return success();
   }
-  case Target::ROCm: {
+  case Target::AMD: {
     TileToROCDLPipelineOptions rocdl;
     rocdl.chip = options.chip;
     rocdl.format = format.str();

@@ -176,28 +176,16 @@ const char *deviceName(int32_t type) {
   }
 }
 
-bool onDevice(DeviceKind kind, int32_t type) {
+bool onDevice(jit::Target kind, int32_t type) {
   switch (kind) {
-  case DeviceKind::CPU:
+  case jit::Target::CPU:
     return type == kDLCPU || type == kDLCUDAHost;
-  case DeviceKind::CUDA:
+  case jit::Target::NVIDIA:
     return type == kDLCUDA || type == kDLCUDAManaged;
-  case DeviceKind::ROCm:
+  case jit::Target::AMD:
     return type == kDLROCM;
   }
   return false;
-}
-
-const char *kindName(DeviceKind kind) {
-  switch (kind) {
-  case DeviceKind::CPU:
-    return "cpu";
-  case DeviceKind::CUDA:
-    return "cuda";
-  case DeviceKind::ROCm:
-    return "rocm";
-  }
-  return "?";
 }
 
 /// The argument's name in messages: "argument 'A' (#0)".
@@ -609,7 +597,7 @@ jit::ElementType mlir::tile::python::toElementType(DType type) {
 }
 
 bool mlir::tile::python::packArguments(const std::vector<Param> &params,
-                                 DeviceKind device, int deviceId,
+                                 jit::Target device, int deviceId,
                                  PyObject *const *args, size_t nargs,
                                  jit::PackedArguments &packed) {
   if (nargs != params.size())
@@ -659,13 +647,15 @@ bool mlir::tile::python::packArguments(const std::vector<Param> &params,
       return fail(PyExc_ValueError,
                   argName(param, i) + " is on " +
                       deviceName(t.device.deviceType) +
-                      ", but the kernel was compiled for " + kindName(device));
-    if (device != DeviceKind::CPU && t.device.deviceId != deviceId)
+                      ", but the kernel was compiled for " +
+                      jit::stringifyTarget(device).str());
+    if (device != jit::Target::CPU && t.device.deviceId != deviceId)
       return fail(PyExc_ValueError,
                   argName(param, i) + " is on " +
                       deviceName(t.device.deviceType) + ":" +
                       std::to_string(t.device.deviceId) + ", but tile runs on " +
-                      kindName(device) + ":" + std::to_string(deviceId));
+                      jit::stringifyTarget(device).str() + ":" +
+                      std::to_string(deviceId));
     if (!matches(param.dtype, t.dtype))
       return fail(PyExc_TypeError, argName(param, i) + " expects " +
                                        dtypeName(param.dtype) + " elements, got " +

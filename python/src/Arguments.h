@@ -18,6 +18,7 @@
 
 #include <Python.h>
 
+#include "tile/JIT/Compiler.h"
 #include "tile/JIT/PackedArguments.h"
 
 #include <cstdint>
@@ -33,9 +34,6 @@ enum class DType : int {
 };
 const char *dtypeName(DType type);
 int64_t dtypeBytes(DType type);
-
-/// Where an array argument must live.
-enum class DeviceKind : int { CPU = 0, CUDA = 1, ROCm = 2 };
 
 /// Where a memref size or stride comes from.
 struct Extent {
@@ -70,7 +68,7 @@ jit::ElementType toElementType(DType type);
 /// Checks `args` against `params` and fills `packed`. On a mismatch, sets a
 /// Python exception (TypeError or ValueError naming the argument) and
 /// returns false.
-bool packArguments(const std::vector<Param> &params, DeviceKind device,
+bool packArguments(const std::vector<Param> &params, jit::Target device,
                    int deviceId, PyObject *const *args, size_t nargs,
                    jit::PackedArguments &packed);
 

@@ -180,18 +180,6 @@ PyObject *currentStream = nullptr;
 // Compilation
 //===----------------------------------------------------------------------===//
 
-DeviceKind deviceOf(jit::Target target) {
-  switch (target) {
-  case jit::Target::CPU:
-    return DeviceKind::CPU;
-  case jit::Target::CUDA:
-    return DeviceKind::CUDA;
-  case jit::Target::ROCm:
-    return DeviceKind::ROCm;
-  }
-  return DeviceKind::CPU;
-}
-
 /// What a compilation gives back to Python.
 struct CompileResult {
   std::shared_ptr<jit::Executable> executable;
@@ -298,7 +286,7 @@ public:
   }
   const std::string &getChip() const { return options.chip; }
   const std::string &getCacheDir() const { return options.cacheDir; }
-  DeviceKind getDeviceKind() const { return deviceOf(options.target); }
+  jit::Target getJitTarget() const { return options.target; }
   jit::Device &getDevice() const { return device; }
 
 private:
@@ -371,7 +359,7 @@ class Kernel {
 public:
   Kernel(const CompileResult &result, const std::string &entry,
          std::vector<Param> params, Compiler &compiler, int deviceId)
-      : params(std::move(params)), device(compiler.getDeviceKind()),
+      : params(std::move(params)), device(compiler.getJitTarget()),
         deviceId(deviceId) {
     if (!result.executable)
       throw nb::value_error("the compilation failed; there is no kernel");
@@ -398,7 +386,7 @@ public:
     PyObject *const *items = reinterpret_cast<PyTupleObject *>(tuple)->ob_item;
     size_t n = PyTuple_GET_SIZE(tuple);
     std::string error;
-    if (device == DeviceKind::CPU) {
+    if (device == jit::Target::CPU) {
       // A call may run long: without the GIL, on arguments of its own.
       jit::PackedArguments local = kernel->makeArguments();
       if (!packArguments(params, device, deviceId, items, n, local))
@@ -441,7 +429,7 @@ public:
 
 private:
   std::vector<Param> params;
-  DeviceKind device;
+  jit::Target device;
   int deviceId;
   std::optional<jit::Kernel> kernel;
   std::optional<jit::PackedArguments> packed;
@@ -487,7 +475,7 @@ Param parseParam(nb::handle spec) {
 
 nb::object cudaDevice() {
   std::string why;
-  jit::Device *device = getDevice(jit::Target::CUDA, &why);
+  jit::Device *device = getDevice(jit::Target::NVIDIA, &why);
   if (!device)
     return nb::make_tuple(nb::none(), why);
   nb::dict d;

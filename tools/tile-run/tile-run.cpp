@@ -206,7 +206,7 @@ int main(int argc, char **argv) {
   if (listDevices) {
     std::string why;
     std::unique_ptr<jit::Device> gpu =
-        jit::createGpuDevice(jit::Target::CUDA, chipName, &why);
+        jit::createGpuDevice(jit::Target::NVIDIA, chipName, &why);
     if (!gpu) {
       llvm::outs() << "cuda: none (" << why << ")\n";
       return kExitFailure;

@@ -227,8 +227,8 @@ TEST_F(LaunchTest, SelectsDevicesByName) {
       selectDevice("auto", "", false, error);
   ASSERT_TRUE(succeeded(automatic));
   std::string why;
-  std::unique_ptr<Device> gpu = createGpuDevice(Target::CUDA, "", &why);
-  EXPECT_EQ((*automatic)->getTarget(), gpu ? Target::CUDA : Target::CPU);
+  std::unique_ptr<Device> gpu = createGpuDevice(Target::NVIDIA, "", &why);
+  EXPECT_EQ((*automatic)->getTarget(), gpu ? Target::NVIDIA : Target::CPU);
   if (gpu)
     return;
   // Without a GPU: a GPU target fails with the reason (and, where compiling
@@ -272,8 +272,8 @@ void expectGpuDeviceFromRuntime(Target target, const char *name,
 }
 
 TEST(Devices, GpuDevicesUseTheBuildsRuntimes) {
-  expectGpuDeviceFromRuntime(Target::CUDA, "cuda", &runtime::getCudaRuntime());
-  expectGpuDeviceFromRuntime(Target::ROCm, "rocm", &runtime::getRocmRuntime());
+  expectGpuDeviceFromRuntime(Target::NVIDIA, "cuda", &runtime::getCudaRuntime());
+  expectGpuDeviceFromRuntime(Target::AMD, "rocm", &runtime::getRocmRuntime());
 }
 
 /// y[i] = a * x[i * stride] + y[i] for i < n, through memrefs with dynamic

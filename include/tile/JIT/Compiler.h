@@ -19,6 +19,7 @@
 
 #include "tile/JIT/Cache.h"
 #include "tile/JIT/Signature.h"
+#include "tile/Target/Target.h"
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 
@@ -42,7 +43,9 @@ class ExecutionEngine;
 
 namespace mlir::tile::jit {
 
-enum class Target { CPU, CUDA, ROCm };
+/// Where compiled kernels run: the CPU, or an NVIDIA (CUDA) or AMD (ROCm)
+/// GPU; spelled "cpu", "cuda", "rocm".
+using Target = Vendor;
 StringRef stringifyTarget(Target target);
 
 struct CompileOptions {

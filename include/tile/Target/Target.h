@@ -63,8 +63,12 @@ constexpr unsigned kNumFeatures = 9;
 StringRef getFeatureName(Feature feature);
 std::optional<Feature> parseFeature(StringRef name);
 
+/// Who makes the chip kernels are compiled for; to the JIT library also
+/// the runtime that runs them (jit::Target: none, CUDA, ROCm).
+enum class Vendor { CPU, NVIDIA, AMD };
+
 struct TargetInfo {
-  enum class Vendor { NVIDIA, AMD, CPU };
+  using Vendor = tile::Vendor;
   /// The fp8 formats a chip's MFMA multiplies: none, FNUZ's (CDNA3) or
   /// OCP's (CDNA4: f8E4M3FN, f8E5M2).
   enum class Fp8Format { None, Fnuz, Ocp };
