@@ -6,9 +6,8 @@
 //
 // Internal to lib/Runtime, included by GpuRuntime.h: the functions that host
 // code lowered by gpu-to-llvm calls (mgpuModuleLoad, mgpuLaunchKernel, ...,
-// and tile's own tileGpuMultiprocessorCount), each over the process's
-// GpuRuntime of its driver table, and the list of them by name that the JIT
-// binds.
+// and tile's own, RuntimeSymbols.h), each over the process's GpuRuntime of
+// its driver table, and the list of them by name that the JIT binds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +17,7 @@
 #include "FailureLog.h"
 
 #include "tile/Runtime/Runtime.h"
+#include "tile/Runtime/RuntimeSymbols.h"
 
 #include <algorithm>
 #include <atomic>
@@ -62,7 +62,7 @@ public:
         {"mgpuMemHostRegister", reinterpret_cast<void *>(&memHostRegister)},
         {"mgpuMemHostUnregister", reinterpret_cast<void *>(&memHostUnregister)},
         {"mgpuSetDefaultDevice", reinterpret_cast<void *>(&setDefaultDevice)},
-        {"tileGpuMultiprocessorCount",
+        {kGpuMultiprocessorCountSymbol,
          reinterpret_cast<void *>(&multiprocessorCount)},
     };
     if constexpr (Api::kHasTensorMaps)

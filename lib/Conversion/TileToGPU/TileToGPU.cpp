@@ -15,6 +15,7 @@
 #include "KernelContext.h"
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+#include "tile/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,23 +38,19 @@ using namespace mlir::tile::gpu_lowering;
 
 namespace {
 
-/// The name of the runtime function that returns the number of
-/// multiprocessors (NVIDIA SMs, AMD CUs) of the current device as i32.
-constexpr StringLiteral kMultiprocessorCount = "tileGpuMultiprocessorCount";
-
 /// Host code: the current device's multiprocessors, as index (declares
 /// the runtime function in the kernel's module the first time).
 Value getMultiprocessorCount(OpBuilder &b, Location loc, KernelOp kernel) {
   auto module = kernel->getParentOfType<ModuleOp>();
   auto type = b.getFunctionType({}, {b.getI32Type()});
-  if (!module.lookupSymbol(kMultiprocessorCount)) {
+  StringRef name = runtime::kGpuMultiprocessorCountSymbol;
+  if (!module.lookupSymbol(name)) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
-    func::FuncOp::create(b, loc, kMultiprocessorCount, type).setPrivate();
+    func::FuncOp::create(b, loc, name, type).setPrivate();
   }
   Value count =
-      func::CallOp::create(b, loc, kMultiprocessorCount, type.getResults())
-          .getResult(0);
+      func::CallOp::create(b, loc, name, type.getResults()).getResult(0);
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), count);
 }
 
