@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/JIT/HostMachine.h"
+#include "tile/Runtime/RuntimeSymbols.h"
 
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -157,7 +158,8 @@ mlir::tile::jit::getHostBuiltins() {
   {#name, reinterpret_cast<void *>(&name)},
       TILE_HOST_BUILTINS(TILE_BUILTIN_ENTRY)
 #undef TILE_BUILTIN_ENTRY
-      {"tileCpuThreadCount", reinterpret_cast<void *>(&tileCpuThreadCount)},
+      {mlir::tile::runtime::kCpuThreadCountSymbol,
+       reinterpret_cast<void *>(&tileCpuThreadCount)},
   };
   return builtins;
 }

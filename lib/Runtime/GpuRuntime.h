@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // Internal to lib/Runtime (and its unit test): the implementation of the
-// mgpu* functions and of the Runtime interface, written once over a driver
-// API table that CudaRuntime.cpp and RocmRuntime.cpp provide. Header-only
-// and dependency-free, like the runtimes.
+// Runtime interface and of the mgpu* functions (MgpuFunctions.h), written
+// once over a driver API table that CudaRuntime.cpp and RocmRuntime.cpp
+// provide. Header-only and dependency-free, like the runtimes.
 //
 // A driver table `Api` provides:
 //   types      Result, Module, Function, Stream, Event; Call =
@@ -41,159 +41,23 @@
 #ifndef TILE_LIB_RUNTIME_GPURUNTIME_H
 #define TILE_LIB_RUNTIME_GPURUNTIME_H
 
+#include "FailureLog.h"
+#include "KernelTable.h"
+#include "MgpuFunctions.h"
+
 #include "tile/Runtime/Runtime.h"
 
 #include <algorithm>
-#include <iterator>
+#include <array>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace mlir::tile::runtime {
-
-/// A driver call's result and the driver function's name, for messages.
-template <typename Result> struct DriverCall {
-  Result result;
-  const char *name;
-};
-
-/// Failures of runtime calls: each is printed as it happens ("tile runtime:
-/// CALL failed for kernel 'K': NAME (TEXT)"), and the first since the
-/// caller last asked is kept for it. The runtimes never abort.
-class FailureLog {
-public:
-  void record(const char *call, const char *kernel, const char *errorName,
-              const char *errorText) {
-    std::string message = std::string(call) + " failed";
-    if (kernel)
-      message += std::string(" for kernel '") + kernel + "'";
-    message += std::string(": ") + (errorName ? errorName : "error") + " (" +
-               (errorText ? errorText : "no description") + ")";
-    std::fprintf(stderr, "tile runtime: %s\n", message.c_str());
-    std::lock_guard<std::mutex> lock(mutex);
-    if (first.empty())
-      first = std::move(message);
-  }
-
-  /// The first failure since the last call (empty if none), forgotten.
-  std::string take() {
-    std::lock_guard<std::mutex> lock(mutex);
-    std::string result;
-    result.swap(first);
-    return result;
-  }
-
-private:
-  std::mutex mutex;
-  std::string first;
-};
-
-/// Loaded modules by the address of their binary (counting the loads that
-/// share one), functions by module and name, each loaded or looked up once
-/// while in use; per function its name, for messages, and the dynamic
-/// shared memory it has opted in to. Thread-safe.
-template <typename Module, typename Function> class KernelTable {
-public:
-  /// The module of `binary`, loaded with `load(Module &) -> bool` the first
-  /// time; null when loading fails.
-  template <typename Load> Module getModule(const void *binary, Load load) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = modules.find(binary); it != modules.end()) {
-      ++it->second.users;
-      return it->second.module;
-    }
-    Module module{};
-    if (!load(module))
-      return Module{};
-    modules[binary] = {module, 1};
-    return module;
-  }
-
-  /// Drops one use of `module`; true when it was the last one (the caller
-  /// unloads it), its functions forgotten.
-  bool releaseModule(Module module) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = std::find_if(modules.begin(), modules.end(), [&](auto &entry) {
-      return entry.second.module == module;
-    });
-    if (it == modules.end() || --it->second.users > 0)
-      return false;
-    modules.erase(it);
-    for (auto f = functionsByAddress.begin(); f != functionsByAddress.end();)
-      f = f->first.first == module ? functionsByAddress.erase(f) : std::next(f);
-    for (auto f = functionsByName.begin(); f != functionsByName.end();) {
-      if (f->first.first == module) {
-        functions.erase(f->second);
-        f = functionsByName.erase(f);
-      } else {
-        ++f;
-      }
-    }
-    return true;
-  }
-
-  /// Function `name` of `module`, looked up with `lookup(Function &) ->
-  /// bool` the first time; null when that fails. Lowered code asks on every
-  /// launch with the same name string: its address is tried first.
-  template <typename Lookup>
-  Function getFunction(Module module, const char *name, Lookup lookup) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = functionsByAddress.find({module, name});
-        it != functionsByAddress.end())
-      return it->second;
-    auto key = std::make_pair(module, std::string(name));
-    auto it = functionsByName.find(key);
-    Function function{};
-    if (it != functionsByName.end()) {
-      function = it->second;
-    } else {
-      if (!lookup(function))
-        return Function{};
-      functionsByName[key] = function;
-      functions[function] = {name, 0};
-    }
-    functionsByAddress[{module, name}] = function;
-    return function;
-  }
-
-  std::string getName(Function function) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = functions.find(function);
-    return it == functions.end() ? "?" : it->second.name;
-  }
-
-  /// The dynamic shared memory `function` has opted in to.
-  int32_t getSharedLimit(Function function) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = functions.find(function);
-    return it == functions.end() ? 0 : it->second.sharedLimit;
-  }
-  void setSharedLimit(Function function, int32_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex);
-    int32_t &limit = functions[function].sharedLimit;
-    limit = std::max(limit, bytes);
-  }
-
-private:
-  struct LoadedModule {
-    Module module;
-    int users;
-  };
-  struct FunctionInfo {
-    std::string name;
-    int32_t sharedLimit;
-  };
-  std::mutex mutex;
-  std::map<const void *, LoadedModule> modules;
-  std::map<std::pair<Module, std::string>, Function> functionsByName;
-  std::map<std::pair<Module, const char *>, Function> functionsByAddress;
-  std::unordered_map<Function, FunctionInfo> functions;
-};
 
 /// The runtime over driver table `Api`; one per process (get()), which the
 /// mgpu* functions use.
@@ -331,296 +195,12 @@ public:
   }
 
   SymbolList getSymbols() const override {
-    SymbolList symbols = {
-        {"mgpuModuleLoad", reinterpret_cast<void *>(&moduleLoad)},
-        {"mgpuModuleLoadJIT", reinterpret_cast<void *>(&moduleLoadJIT)},
-        {"mgpuModuleUnload", reinterpret_cast<void *>(&moduleUnload)},
-        {"mgpuModuleGetFunction", reinterpret_cast<void *>(&moduleGetFunction)},
-        {"mgpuLaunchKernel", reinterpret_cast<void *>(&launchKernel)},
-        {"mgpuStreamCreate", reinterpret_cast<void *>(&streamCreate)},
-        {"mgpuStreamDestroy", reinterpret_cast<void *>(&streamDestroy)},
-        {"mgpuStreamSynchronize", reinterpret_cast<void *>(&streamSynchronize)},
-        {"mgpuStreamWaitEvent", reinterpret_cast<void *>(&streamWaitEvent)},
-        {"mgpuEventCreate", reinterpret_cast<void *>(&eventCreate)},
-        {"mgpuEventDestroy", reinterpret_cast<void *>(&eventDestroy)},
-        {"mgpuEventSynchronize", reinterpret_cast<void *>(&eventSynchronize)},
-        {"mgpuEventRecord", reinterpret_cast<void *>(&eventRecord)},
-        {"mgpuMemAlloc", reinterpret_cast<void *>(&memAlloc)},
-        {"mgpuMemFree", reinterpret_cast<void *>(&memFree)},
-        {"mgpuMemcpy", reinterpret_cast<void *>(&memCopy)},
-        {"mgpuMemset32", reinterpret_cast<void *>(&memset32)},
-        {"mgpuMemset16", reinterpret_cast<void *>(&memset16)},
-        {"mgpuMemHostRegister", reinterpret_cast<void *>(&memHostRegister)},
-        {"mgpuMemHostUnregister", reinterpret_cast<void *>(&memHostUnregister)},
-        {"mgpuSetDefaultDevice", reinterpret_cast<void *>(&setDefaultDevice)},
-        {"tileGpuMultiprocessorCount",
-         reinterpret_cast<void *>(&multiprocessorCount)},
-    };
-    if constexpr (Api::kHasTensorMaps)
-      symbols.push_back({"mgpuTensorMapEncodeTiledMemref",
-                         reinterpret_cast<void *>(&tensorMapEncodeTiledMemref)});
-    if constexpr (Api::kHasClusters)
-      symbols.push_back({"mgpuLaunchClusterKernel",
-                         reinterpret_cast<void *>(&launchClusterKernel)});
-    return symbols;
-  }
-
-  //===--------------------------------------------------------------------===//
-  // The mgpu* interface of gpu-to-llvm. Streams and events the lowered code
-  // passes in are ignored: everything runs on the runtime's stream.
-  //===--------------------------------------------------------------------===//
-
-  static void *moduleLoad(void *data, size_t /*size*/) {
-    GpuRuntime &rt = get();
-    // Without a device, nothing is loaded (and nothing is recorded: the
-    // caller learns why from initialize or synchronize).
-    if (!rt.enter())
-      return nullptr;
-    return rt.kernels.getModule(data, [&](Module &module) {
-      return rt.check(rt.api.loadModule(module, data));
-    });
-  }
-
-  static void *moduleLoadJIT(void *data, int optLevel) {
-    GpuRuntime &rt = get();
-    if (!rt.enter())
-      return nullptr;
-    return rt.kernels.getModule(data, [&](Module &module) {
-      return rt.check(rt.api.loadModuleJIT(module, data, optLevel));
-    });
-  }
-
-  static void moduleUnload(void *module) {
-    GpuRuntime &rt = get();
-    auto m = static_cast<Module>(module);
-    if (!m || !rt.enter() || !rt.kernels.releaseModule(m))
-      return;
-    // Kernels of the module may still be running (asynchronous calls).
-    rt.check(rt.api.synchronizeStream(rt.getCurrentStream()));
-    rt.check(rt.api.unloadModule(m));
-  }
-
-  static void *moduleGetFunction(void *module, const char *name) {
-    GpuRuntime &rt = get();
-    if (!module || !rt.enter())
-      return nullptr;
-    auto m = static_cast<Module>(module);
-    return rt.kernels.getFunction(m, name, [&](Function &function) {
-      return rt.check(rt.api.getFunction(function, m, name), name);
-    });
-  }
-
-  static void launchKernel(void *function, intptr_t gridX, intptr_t gridY,
-                           intptr_t gridZ, intptr_t blockX, intptr_t blockY,
-                           intptr_t blockZ, int32_t sharedBytes,
-                           void * /*stream*/, void **params, void **extra,
-                           size_t /*paramCount*/) {
-    launch(function, /*cluster=*/nullptr, gridX, gridY, gridZ, blockX, blockY,
-           blockZ, sharedBytes, params, extra);
-  }
-
-  static void launchClusterKernel(void *function, intptr_t clusterX,
-                                  intptr_t clusterY, intptr_t clusterZ,
-                                  intptr_t gridX, intptr_t gridY,
-                                  intptr_t gridZ, intptr_t blockX,
-                                  intptr_t blockY, intptr_t blockZ,
-                                  int32_t sharedBytes, void * /*stream*/,
-                                  void **params, void **extra,
-                                  size_t /*paramCount*/) {
-    const intptr_t cluster[3] = {clusterX, clusterY, clusterZ};
-    launch(function, cluster, gridX, gridY, gridZ, blockX, blockY, blockZ,
-           sharedBytes, params, extra);
-  }
-
-  /// Launches `function` on the runtime's stream, in clusters of
-  /// `cluster` blocks unless it is null.
-  static void launch(void *function, const intptr_t *cluster, intptr_t gridX,
-                     intptr_t gridY, intptr_t gridZ, intptr_t blockX,
-                     intptr_t blockY, intptr_t blockZ, int32_t sharedBytes,
-                     void **params, void **extra) {
-    GpuRuntime &rt = get();
-    if (!rt.enter())
-      return;
-    auto f = static_cast<Function>(function);
-    if (!f) {
-      rt.check(Call{Api::kInvalidHandle, Api::kLaunchName});
-      return;
-    }
-    // Opt in to the dynamic shared memory the launch asks for, once per
-    // kernel and size: static shared memory counts against the 48 KB a
-    // kernel gets without it, so even 48 KB of dynamic memory needs it.
-    if (sharedBytes > rt.kernels.getSharedLimit(f)) {
-      Call optIn = rt.api.setDynamicSharedMemory(f, sharedBytes);
-      if (!rt.check(optIn, rt.kernels.getName(f).c_str()))
-        return;
-      rt.kernels.setSharedLimit(f, sharedBytes);
-    }
-    Call launch = [&] {
-      if constexpr (Api::kHasClusters)
-        if (cluster)
-          return rt.api.launchClusters(f, cluster, gridX, gridY, gridZ,
-                                       blockX, blockY, blockZ, sharedBytes,
-                                       rt.getCurrentStream(), params, extra);
-      return rt.api.launch(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
-                           sharedBytes, rt.getCurrentStream(), params, extra);
-    }();
-    if (launch.result != Api::kSuccess)
-      rt.check(launch, rt.kernels.getName(f).c_str());
-  }
-
-  static void *streamCreate() {
-    GpuRuntime &rt = get();
-    rt.enter();
-    return rt.getCurrentStream();
-  }
-
-  static void streamDestroy(void * /*stream*/) {}
-
-  static void streamSynchronize(void * /*stream*/) {
-    GpuRuntime &rt = get();
-    if (rt.enter() && rt.synchronous.load(std::memory_order_relaxed))
-      rt.check(rt.api.synchronizeStream(rt.getCurrentStream()));
-  }
-
-  static void streamWaitEvent(void * /*stream*/, void *event) {
-    GpuRuntime &rt = get();
-    if (rt.enter())
-      rt.check(
-          rt.api.waitEvent(rt.getCurrentStream(), static_cast<Event>(event)));
-  }
-
-  static void *eventCreate() {
-    GpuRuntime &rt = get();
-    Event event{};
-    if (rt.enter())
-      rt.check(rt.api.createEvent(event, /*timing=*/false));
-    return event;
-  }
-
-  static void eventDestroy(void *event) {
-    GpuRuntime &rt = get();
-    if (rt.enter())
-      rt.check(rt.api.destroyEvent(static_cast<Event>(event)));
-  }
-
-  static void eventSynchronize(void *event) {
-    GpuRuntime &rt = get();
-    if (rt.enter())
-      rt.check(rt.api.synchronizeEvent(static_cast<Event>(event)));
-  }
-
-  static void eventRecord(void *event, void * /*stream*/) {
-    GpuRuntime &rt = get();
-    if (rt.enter())
-      rt.check(
-          rt.api.recordEvent(static_cast<Event>(event), rt.getCurrentStream()));
-  }
-
-  static void *memAlloc(uint64_t bytes, void * /*stream*/,
-                        bool /*hostShared*/) {
-    return get().allocate(bytes);
-  }
-
-  static void memFree(void *pointer, void * /*stream*/) {
-    get().release(pointer);
-  }
-
-  static void memCopy(void *dst, void *src, size_t bytes, void * /*stream*/) {
-    GpuRuntime &rt = get();
-    if (rt.enter())
-      rt.check(rt.api.copy(dst, src, bytes, rt.getCurrentStream()));
-  }
-
-  static void memset32(void *dst, unsigned value, size_t count,
-                       void * /*stream*/) {
-    GpuRuntime &rt = get();
-    if (rt.enter())
-      rt.check(rt.api.set32(dst, value, count, rt.getCurrentStream()));
-  }
-
-  static void memset16(void *dst, unsigned short value, size_t count,
-                       void * /*stream*/) {
-    GpuRuntime &rt = get();
-    if (rt.enter())
-      rt.check(rt.api.set16(dst, value, count, rt.getCurrentStream()));
-  }
-
-  static void memHostRegister(void *pointer, uint64_t bytes) {
-    GpuRuntime &rt = get();
-    if (rt.enter())
-      rt.check(rt.api.registerHost(pointer, bytes));
-  }
-
-  static void memHostUnregister(void *pointer) {
-    GpuRuntime &rt = get();
-    if (rt.enter())
-      rt.check(rt.api.unregisterHost(pointer));
-  }
-
-  /// Takes effect before the runtime starts (the first call of any other
-  /// function), as in MLIR's wrappers.
-  static void setDefaultDevice(int32_t device) { get().defaultDevice = device; }
-
-  /// The multiprocessors of the device (NVIDIA SMs, AMD CUs), at least 1:
-  /// persistent kernels launch as many blocks (asked once).
-  static int32_t multiprocessorCount() {
-    GpuRuntime &rt = get();
-    int32_t count = rt.multiprocessors.load();
-    if (count == 0) {
-      count = std::max(1, rt.getDeviceInfo().multiprocessors);
-      rt.multiprocessors.store(count);
-    }
-    return count;
-  }
-
-  /// A tensor map (TMA descriptor) of the strided memref `descriptor`
-  /// (rank `rank`, MLIR's descriptor layout) with box `boxDims` (outermost
-  /// first), in device memory, as nvgpu's tma.create.descriptor asks for
-  /// it. Each distinct tensor and box is encoded and copied to the device
-  /// once; later calls return the same copy, so launches re-encode nothing.
-  static void *tensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
-                                          int64_t dataType,
-                                          int64_t interleave, int64_t swizzle,
-                                          int64_t l2Promotion, int64_t oobFill,
-                                          int64_t *boxDims) {
-    GpuRuntime &rt = get();
-    if (!rt.enter() || rank < 1 || rank > 5)
-      return nullptr;
-    // {allocated, aligned, offset, sizes[rank], strides[rank]}
-    auto *fields = static_cast<int64_t *>(descriptor);
-    TensorMapKey key;
-    key.values.assign(fields + 1, fields + 3 + 2 * rank);
-    key.values.insert(key.values.end(),
-                      {rank, dataType, interleave, swizzle, l2Promotion,
-                       oobFill});
-    key.values.insert(key.values.end(), boxDims, boxDims + rank);
-    std::lock_guard<std::mutex> lock(rt.tensorMapMutex);
-    if (auto it = rt.tensorMaps.find(key); it != rt.tensorMaps.end())
-      return it->second.device;
-    // A bounded cache: past its size, wait for the work that may read the
-    // maps, then start over.
-    if (rt.tensorMaps.size() >= kMaxTensorMaps) {
-      rt.check(rt.api.synchronizeStream(rt.getCurrentStream()));
-      for (auto &[unused, entry] : rt.tensorMaps)
-        rt.check(rt.api.free(entry.device));
-      rt.tensorMaps.clear();
-    }
-    TensorMapEntry entry;
-    if (!rt.check(rt.api.encodeTensorMap(entry.host.data(), fields, rank,
-                                         dataType, interleave, swizzle,
-                                         l2Promotion, oobFill, boxDims)) ||
-        !rt.check(rt.api.allocate(entry.device, sizeof(entry.host))))
-      return nullptr;
-    auto inserted = rt.tensorMaps.emplace(std::move(key), std::move(entry));
-    TensorMapEntry &stored = inserted.first->second;
-    // In stream order: the kernels that read the map launch after the copy.
-    if (!rt.check(rt.api.copy(stored.device, stored.host.data(),
-                              sizeof(stored.host), rt.getCurrentStream())))
-      return nullptr;
-    return stored.device;
+    return MgpuFunctions<Api>::getSymbols();
   }
 
 private:
+  friend class MgpuFunctions<Api>;
+
   GpuRuntime() = default;
 
   /// Frees the tensor maps of tensors whose aligned pointer is `pointer`,
@@ -655,6 +235,49 @@ private:
   static constexpr size_t kMaxTensorMaps = 1024;
   std::mutex tensorMapMutex;
   std::map<TensorMapKey, TensorMapEntry> tensorMaps;
+
+  /// The tensor map of MgpuFunctions::tensorMapEncodeTiledMemref, in device
+  /// memory. Each distinct tensor and box is encoded and copied to the
+  /// device once; later calls return the same copy, so launches re-encode
+  /// nothing.
+  void *getTensorMap(int64_t rank, void *descriptor, int64_t dataType,
+                     int64_t interleave, int64_t swizzle, int64_t l2Promotion,
+                     int64_t oobFill, int64_t *boxDims) {
+    if (!enter() || rank < 1 || rank > 5)
+      return nullptr;
+    // {allocated, aligned, offset, sizes[rank], strides[rank]}
+    auto *fields = static_cast<int64_t *>(descriptor);
+    TensorMapKey key;
+    key.values.assign(fields + 1, fields + 3 + 2 * rank);
+    key.values.insert(key.values.end(),
+                      {rank, dataType, interleave, swizzle, l2Promotion,
+                       oobFill});
+    key.values.insert(key.values.end(), boxDims, boxDims + rank);
+    std::lock_guard<std::mutex> lock(tensorMapMutex);
+    if (auto it = tensorMaps.find(key); it != tensorMaps.end())
+      return it->second.device;
+    // A bounded cache: past its size, wait for the work that may read the
+    // maps, then start over.
+    if (tensorMaps.size() >= kMaxTensorMaps) {
+      check(api.synchronizeStream(getCurrentStream()));
+      for (auto &[unused, entry] : tensorMaps)
+        check(api.free(entry.device));
+      tensorMaps.clear();
+    }
+    TensorMapEntry entry;
+    if (!check(api.encodeTensorMap(entry.host.data(), fields, rank, dataType,
+                                   interleave, swizzle, l2Promotion, oobFill,
+                                   boxDims)) ||
+        !check(api.allocate(entry.device, sizeof(entry.host))))
+      return nullptr;
+    auto inserted = tensorMaps.emplace(std::move(key), std::move(entry));
+    TensorMapEntry &stored = inserted.first->second;
+    // In stream order: the kernels that read the map launch after the copy.
+    if (!check(api.copy(stored.device, stored.host.data(), sizeof(stored.host),
+                        getCurrentStream())))
+      return nullptr;
+    return stored.device;
+  }
 
   /// Makes the device current on this thread; false without a device.
   bool enter() {

@@ -18,6 +18,7 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+#include "tile/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -103,10 +104,6 @@ Type elementTypeOf(Value v) {
 //===----------------------------------------------------------------------===//
 // Structure: kernel, pipelined, parallel
 //===----------------------------------------------------------------------===//
-
-/// The function a module lowered with OpenMP calls for its thread count
-/// (the JIT provides it: lib/JIT/HostMachine.cpp).
-constexpr StringLiteral kThreadCountFunction = "tileCpuThreadCount";
 
 struct KernelLowering : OpConversionPattern<KernelOp> {
   KernelLowering(const TypeConverter &converter, MLIRContext *context,
@@ -201,13 +198,13 @@ private:
   static func::FuncOp getThreadCountFunction(Operation *op,
                                              RewriterBase &rewriter) {
     auto module = op->getParentOfType<ModuleOp>();
-    if (auto existing =
-            module.lookupSymbol<func::FuncOp>(kThreadCountFunction))
+    StringRef name = runtime::kCpuThreadCountSymbol;
+    if (auto existing = module.lookupSymbol<func::FuncOp>(name))
       return existing;
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToEnd(module.getBody());
     auto function = func::FuncOp::create(
-        rewriter, module.getLoc(), kThreadCountFunction,
+        rewriter, module.getLoc(), name,
         rewriter.getFunctionType({}, {rewriter.getI32Type()}));
     function.setPrivate();
     return function;

@@ -1,17 +1,18 @@
-//===- Copies.cpp - Data movement and elementwise bodies on the GPU -------===//
+//===- Copies.cpp - Data movement on the GPU ------------------------------===//
 //
 // Part of the tile project.
 //
 //===----------------------------------------------------------------------===//
 //
-// tile.copy, tile.fill, tile.atomic_add and tile.parallel. A fragment side
-// decides who moves what: each thread moves the elements its slots hold.
-// Without a fragment, elements are dealt to threads round-robin in row-major
-// order. Writes to shared memory are fenced by barriers on both sides.
+// tile.copy, tile.fill and tile.atomic_add (and the pattern set of
+// tile.parallel, Parallel.cpp). A fragment side decides who moves what: each
+// thread moves the elements its slots hold. Without a fragment, elements are
+// dealt to threads round-robin in row-major order. Writes to shared memory
+// are fenced by barriers on both sides.
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelContext.h"
+#include "Copies.h"
 
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 #include "tile/Layout/FragmentTransfer.h"
@@ -23,7 +24,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
@@ -31,394 +31,6 @@ using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {
-
-/// One side of a data movement: how to read or write an element at a
-/// logical index of the tile.
-struct Side {
-  enum Kind { Global, Shared, Fragment } kind;
-  Value value;                    // the original tile-level value
-  SmallVector<Value> offsets;     // Global: the tile's origin
-  const SharedStorage *sharedBuffer = nullptr;
-  const FragmentStorage *fragment = nullptr;
-
-  Type getElementType() const {
-    if (sharedBuffer)
-      return sharedBuffer->type.getElementType();
-    if (fragment)
-      return fragment->type.getElementType();
-    return cast<ShapedType>(value.getType()).getElementType();
-  }
-};
-
-Side describe(const KernelContext &k, OpBuilder &b, Location loc, Value value,
-              ArrayRef<OpFoldResult> offsets) {
-  Side side;
-  side.value = value;
-  if (const FragmentStorage *fragment = k.getFragment(value)) {
-    side.kind = Side::Fragment;
-    side.fragment = fragment;
-  } else if (const SharedStorage *shared = k.getShared(value)) {
-    side.kind = Side::Shared;
-    side.sharedBuffer = shared;
-  } else {
-    side.kind = Side::Global;
-    for (OpFoldResult offset : offsets)
-      side.offsets.push_back(getValueOrCreateConstantIndexOp(b, loc, offset));
-  }
-  return side;
-}
-
-SmallVector<Value> globalIndex(OpBuilder &b, Location loc, const Side &side,
-                               ValueRange index) {
-  SmallVector<Value> result;
-  for (auto [offset, i] : llvm::zip(side.offsets, index))
-    result.push_back(arith::AddIOp::create(b, loc, offset, i));
-  return result;
-}
-
-/// Reads the element at `index` of a global or shared side.
-Value readMemory(const KernelContext &k, OpBuilder &b, Location loc,
-                 const Side &side, ValueRange index, TypedAttr pad) {
-  if (side.kind == Side::Shared)
-    return memref::LoadOp::create(
-        b, loc, side.sharedBuffer->memory,
-        k.sharedOffset(b, loc, *side.sharedBuffer, index));
-  return buildGuardedLoad(b, loc, side.value, globalIndex(b, loc, side, index),
-                          /*guard=*/true, pad);
-}
-
-/// Writes `v` at `index` of a global or shared side.
-void writeMemory(const KernelContext &k, OpBuilder &b, Location loc,
-                 const Side &side, ValueRange index, Value v) {
-  if (side.kind == Side::Shared) {
-    memref::StoreOp::create(b, loc, v, side.sharedBuffer->memory,
-                            k.sharedOffset(b, loc, *side.sharedBuffer, index));
-    return;
-  }
-  SmallVector<Value> at = globalIndex(b, loc, side, index);
-  buildGuardedWrite(b, loc, side.value, at, /*guard=*/true,
-                    [&](OpBuilder &w, Location l) {
-                      memref::StoreOp::create(w, l, v, side.value, at);
-                    });
-}
-
-/// `layout` (a fragment) with each run of `width` innermost elements as one
-/// element: failure unless every run sits in consecutive slots of one
-/// thread.
-FailureOr<Layout> rescaleSlotRuns(const Layout &layout, int64_t width) {
-  Layout simple = layout.simplify();
-  unsigned innermost = getFragmentRank(layout) - 1;
-  ArrayRef<LayoutFactor> factors = simple.getDims()[innermost];
-  if (factors.empty() || factors.back().outDim != kSlotAxis)
-    return failure();
-  return simple.rescale(innermost, width);
-}
-
-/// Whether runs of `width` elements along the innermost dim of `side` can
-/// be moved as one vector (ignoring the alignment of global addresses,
-/// which buildAlignmentCheck tests at run time).
-bool allowsVectors(const Side &side, int64_t width) {
-  switch (side.kind) {
-  case Side::Shared:
-    return succeeded(side.sharedBuffer->layout.rescale(
-        side.sharedBuffer->layout.getInRank() - 1, width));
-  case Side::Fragment:
-    return succeeded(rescaleSlotRuns(side.fragment->layout, width));
-  case Side::Global: {
-    auto type = cast<MemRefType>(side.value.getType());
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    return succeeded(type.getStridesAndOffset(strides, offset)) &&
-           !strides.empty() && strides.back() == 1;
-  }
-  }
-  return false;
-}
-
-/// The widest vector (at most 16 bytes) that divides the innermost extent
-/// and that every side allows; 1 when there is none. Vectors between
-/// memories need equal element types; a fragment side converts element by
-/// element (its slots are registers), and the memory side sets the width.
-int64_t chooseVectorWidth(ArrayRef<const Side *> sides,
-                          ArrayRef<int64_t> shape) {
-  Type type;
-  for (const Side *side : sides) {
-    if (side->kind == Side::Fragment)
-      continue;
-    if (type && side->getElementType() != type)
-      return 1;
-    type = side->getElementType();
-  }
-  if (!type)
-    type = sides.front()->getElementType();
-  for (int64_t width = 16 / elementBytes(type); width > 1; width /= 2) {
-    if (shape.back() % width != 0)
-      continue;
-    if (llvm::all_of(sides,
-                     [&](const Side *side) { return allowsVectors(*side, width); }))
-      return width;
-  }
-  return 1;
-}
-
-/// i1: every run of `width` elements of the global side starts at an
-/// address aligned to the run's size (base pointer, offset, strides and the
-/// tile's origin); uniform over the block.
-Value buildAlignmentCheck(const KernelContext &k, OpBuilder &b, Location loc,
-                          const Side &global, int64_t width) {
-  Value rows = areRowsAligned(b, loc, global.value, width);
-  Value origin = isMultipleOf(b, loc, global.offsets.back(), width);
-  return arith::AndIOp::create(b, loc, rows, origin);
-}
-
-/// i1: the `width` elements from `index` along the innermost dim are all
-/// inside the global memref.
-Value wholeVectorInBounds(const KernelContext &k, OpBuilder &b, Location loc,
-                          Value memref, ValueRange index, int64_t width) {
-  SmallVector<Value> last(index);
-  last.back() = arith::AddIOp::create(b, loc, last.back(),
-                                      k.constant(b, loc, width - 1));
-  Value inside = buildInBounds(b, loc, memref, last);
-  // The first element is inside when the last one is (same row, larger
-  // column; unsigned compares).
-  return inside ? inside
-                : arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)
-                      .getResult();
-}
-
-/// Reads `width` elements from `index` on a shared or global side.
-Value readVector(const KernelContext &k, OpBuilder &b, Location loc,
-                 const Side &side, ValueRange index, int64_t width,
-                 TypedAttr pad) {
-  auto type = VectorType::get({width}, side.getElementType());
-  if (side.kind == Side::Shared)
-    return vectorLoad(b, loc, type, side.sharedBuffer->memory,
-                      k.sharedOffset(b, loc, *side.sharedBuffer, index));
-  SmallVector<Value> at = globalIndex(b, loc, side, index);
-  Value whole = wholeVectorInBounds(k, b, loc, side.value, at, width);
-  auto ifOp = scf::IfOp::create(
-      b, loc, whole,
-      [&](OpBuilder &then, Location l) {
-        scf::YieldOp::create(then, l,
-                             ValueRange{vectorLoad(then, l, type, side.value, at)});
-      },
-      [&](OpBuilder &otherwise, Location l) {
-        SmallVector<Value> elements;
-        for (int64_t i = 0; i < width; ++i) {
-          SmallVector<Value> element(at);
-          element.back() = arith::AddIOp::create(otherwise, l, element.back(),
-                                                 k.constant(otherwise, l, i));
-          elements.push_back(buildGuardedLoad(otherwise, l, side.value,
-                                              element, /*guard=*/true, pad));
-        }
-        scf::YieldOp::create(
-            otherwise, l,
-            ValueRange{vector::FromElementsOp::create(otherwise, l, type,
-                                                      elements)});
-      });
-  return ifOp.getResult(0);
-}
-
-/// Writes the vector `v` at `index` of a shared or global side.
-void writeVector(const KernelContext &k, OpBuilder &b, Location loc,
-                 const Side &side, ValueRange index, Value v) {
-  int64_t width = cast<VectorType>(v.getType()).getNumElements();
-  if (side.kind == Side::Shared) {
-    vectorStore(b, loc, v, side.sharedBuffer->memory,
-                k.sharedOffset(b, loc, *side.sharedBuffer, index));
-    return;
-  }
-  SmallVector<Value> at = globalIndex(b, loc, side, index);
-  Value whole = wholeVectorInBounds(k, b, loc, side.value, at, width);
-  scf::IfOp::create(
-      b, loc, whole,
-      [&](OpBuilder &then, Location l) {
-        vectorStore(then, l, v, side.value, at);
-        scf::YieldOp::create(then, l);
-      },
-      [&](OpBuilder &otherwise, Location l) {
-        for (int64_t i = 0; i < width; ++i) {
-          SmallVector<Value> element(at);
-          element.back() = arith::AddIOp::create(otherwise, l, element.back(),
-                                                 k.constant(otherwise, l, i));
-          Value x = vector::ExtractOp::create(otherwise, l, v, i);
-          buildGuardedWrite(otherwise, l, side.value, element, /*guard=*/true,
-                            [&](OpBuilder &w, Location wl) {
-                              memref::StoreOp::create(w, wl, x, side.value,
-                                                      element);
-                            });
-        }
-        scf::YieldOp::create(otherwise, l);
-      });
-}
-
-/// Runs `vectorBody` when `aligned` holds (always when null), else
-/// `scalarBody`.
-void withAlignment(OpBuilder &b, Location loc, Value aligned,
-                   function_ref<void(OpBuilder &)> vectorBody,
-                   function_ref<void(OpBuilder &)> scalarBody) {
-  if (!aligned) {
-    vectorBody(b);
-    return;
-  }
-  scf::IfOp::create(
-      b, loc, aligned,
-      [&](OpBuilder &then, Location l) {
-        vectorBody(then);
-        scf::YieldOp::create(then, l);
-      },
-      [&](OpBuilder &otherwise, Location l) {
-        scalarBody(otherwise);
-        scf::YieldOp::create(otherwise, l);
-      });
-}
-
-/// The alignment check of whichever sides are global (null if none is).
-Value alignmentOfSides(const KernelContext &k, OpBuilder &b, Location loc,
-                       ArrayRef<const Side *> sides, int64_t width) {
-  Value all;
-  for (const Side *side : sides) {
-    if (side->kind != Side::Global)
-      continue;
-    Value ok = buildAlignmentCheck(k, b, loc, *side, width);
-    all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
-  }
-  return all;
-}
-
-/// Slot `slot`, plus `offset` when given (a run-time slot offset: the
-/// private array is then indexed dynamically).
-static Value slotIndex(OpBuilder &b, Location loc, int64_t slot,
-                       Value offset) {
-  Value index = arith::ConstantIndexOp::create(b, loc, slot);
-  return offset ? arith::AddIOp::create(b, loc, index, offset).getResult()
-                : index;
-}
-
-Value loadSlot(OpBuilder &b, Location loc, const FragmentStorage &fragment,
-               int64_t slot, Value offset = Value()) {
-  return memref::LoadOp::create(b, loc, fragment.slots,
-                                ValueRange{slotIndex(b, loc, slot, offset)});
-}
-
-void storeSlot(OpBuilder &b, Location loc, const FragmentStorage &fragment,
-               int64_t slot, Value v, Value offset = Value()) {
-  memref::StoreOp::create(b, loc, v, fragment.slots,
-                          ValueRange{slotIndex(b, loc, slot, offset)});
-}
-
-/// The slot offset of the uniformly indexed dims of an element access
-/// (kUniformDim in `dims`): their indices' slot digits in the fragment's
-/// layout; null when there are none.
-static Value uniformSlotOffset(OpBuilder &b, Location loc,
-                               const FragmentStorage &fragment,
-                               ValueRange indices, ArrayRef<unsigned> dims) {
-  if (!llvm::is_contained(dims, kUniformDim))
-    return Value();
-  SmallVector<Value> index;
-  for (auto [d, value] : llvm::zip(dims, indices))
-    index.push_back(d == kUniformDim ? value : constantIndex(b, loc, 0));
-  return applyLayout(b, loc, fragment.layout, index, kSlotAxis);
-}
-
-/// Slot runs of `fragment` that hold `width` consecutive innermost elements:
-/// calls `body` with the run's first slot and the logical index of its first
-/// element, under the thread's ownership guard.
-void forEachSlotRun(const KernelContext &k, OpBuilder &b, Location loc,
-                    const Layout &layout, int64_t width, bool firstCopyOnly,
-                    function_ref<void(OpBuilder &, int64_t, ValueRange)> body) {
-  Layout runs = width > 1 ? *rescaleSlotRuns(layout, width) : layout;
-  for (int64_t run = 0, e = getSlotExtent(runs); run < e; ++run) {
-    if (!isSlotUsed(runs, run))
-      continue;
-    Value guard = k.ownsSlot(b, loc, runs, run, firstCopyOnly);
-    buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
-      SmallVector<Value> index = k.fragmentIndex(inner, loc, runs, run);
-      if (width > 1)
-        index.back() = arith::MulIOp::create(inner, loc, index.back(),
-                                             k.constant(inner, loc, width));
-      body(inner, run * width, index);
-    });
-  }
-}
-
-/// Each thread writes its elements (copy 0) of `fragment` to `dst`.
-void storeFragment(const KernelContext &k, OpBuilder &b, Location loc,
-                   const FragmentStorage &fragment, const Side &dst) {
-  Type type = dst.getElementType();
-  Side self;
-  self.kind = Side::Fragment;
-  self.fragment = &fragment;
-  int64_t width = chooseVectorWidth({&self, &dst}, fragment.type.getShape());
-  auto move = [&](OpBuilder &ib, int64_t runWidth) {
-    forEachSlotRun(
-        k, ib, loc, fragment.layout, runWidth, /*firstCopyOnly=*/true,
-        [&](OpBuilder &inner, int64_t slot, ValueRange index) {
-          if (runWidth == 1) {
-            Value v = loadSlot(inner, loc, fragment, slot);
-            writeMemory(k, inner, loc, dst, index,
-                        convertScalar(inner, loc, v, type));
-            return;
-          }
-          SmallVector<Value> elements;
-          for (int64_t i = 0; i < runWidth; ++i)
-            elements.push_back(convertScalar(
-                inner, loc, loadSlot(inner, loc, fragment, slot + i), type));
-          Value v = vector::FromElementsOp::create(
-              inner, loc, VectorType::get({runWidth}, type), elements);
-          writeVector(k, inner, loc, dst, index, v);
-        });
-  };
-  if (width == 1)
-    return move(b, 1);
-  withAlignment(
-      b, loc, alignmentOfSides(k, b, loc, {&dst}, width),
-      [&](OpBuilder &ib) { move(ib, width); },
-      [&](OpBuilder &ib) { move(ib, 1); });
-}
-
-/// Each thread fills every slot of `fragment` from `src`.
-void loadFragment(const KernelContext &k, OpBuilder &b, Location loc,
-                  const Side &src, const FragmentStorage &fragment,
-                  TypedAttr pad) {
-  Type type = fragment.type.getElementType();
-  Side self;
-  self.kind = Side::Fragment;
-  self.fragment = &fragment;
-  int64_t width = chooseVectorWidth({&src, &self}, fragment.type.getShape());
-  auto move = [&](OpBuilder &ib, int64_t runWidth) {
-    forEachSlotRun(
-        k, ib, loc, fragment.layout, runWidth, /*firstCopyOnly=*/false,
-        [&](OpBuilder &inner, int64_t slot, ValueRange index) {
-          if (runWidth == 1) {
-            Value v = readMemory(k, inner, loc, src, index, pad);
-            storeSlot(inner, loc, fragment, slot,
-                      convertScalar(inner, loc, v, type));
-            return;
-          }
-          Value v = readVector(k, inner, loc, src, index, runWidth, pad);
-          for (int64_t i = 0; i < runWidth; ++i)
-            storeSlot(inner, loc, fragment, slot + i,
-                      convertScalar(inner, loc,
-                                    vector::ExtractOp::create(inner, loc, v, i),
-                                    type));
-        });
-  };
-  if (width == 1)
-    return move(b, 1);
-  withAlignment(
-      b, loc, alignmentOfSides(k, b, loc, {&src}, width),
-      [&](OpBuilder &ib) { move(ib, width); },
-      [&](OpBuilder &ib) { move(ib, 1); });
-}
-
-Side sharedSide(const SharedStorage &shared) {
-  Side side;
-  side.kind = Side::Shared;
-  side.sharedBuffer = &shared;
-  return side;
-}
-
 
 /// The 32-bit type a shuffle moves `type` (32 bits at most) in.
 Type getShuffleType(Type type) {
@@ -609,7 +221,8 @@ int64_t mlir::tile::gpu_lowering::getStagedStoreBytes(const KernelPlan &plan,
 }
 
 void mlir::tile::gpu_lowering::forEachDealtElement(
-    const KernelContext &k, OpBuilder &b, Location loc, ArrayRef<int64_t> fullShape,
+    const KernelContext &k, OpBuilder &b, Location loc,
+    ArrayRef<int64_t> fullShape,
     function_ref<void(OpBuilder &, Location, ValueRange)> body,
     int64_t width) {
   // With `width`, units are runs of `width` innermost elements.
@@ -644,20 +257,8 @@ void mlir::tile::gpu_lowering::forEachDealtElement(
   });
 }
 
-void mlir::tile::gpu_lowering::storeFragmentToShared(
-    const KernelContext &k, OpBuilder &b, Location loc,
-    const FragmentStorage &fragment, const SharedStorage &shared) {
-  storeFragment(k, b, loc, fragment, sharedSide(shared));
-}
-
-void mlir::tile::gpu_lowering::loadFragmentFromShared(
-    const KernelContext &k, OpBuilder &b, Location loc, const SharedStorage &shared,
-    const FragmentStorage &fragment) {
-  loadFragment(k, b, loc, sharedSide(shared), fragment, {});
-}
-
-static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter,
-                               CopyOp op) {
+static LogicalResult lowerCopy(const KernelContext &k,
+                               PatternRewriter &rewriter, CopyOp op) {
   OpBuilder &b = rewriter;
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
@@ -734,8 +335,8 @@ static LogicalResult lowerCopy(const KernelContext &k, PatternRewriter &rewriter
   return success();
 }
 
-static LogicalResult lowerFill(const KernelContext &k, PatternRewriter &rewriter,
-                               FillOp op) {
+static LogicalResult lowerFill(const KernelContext &k,
+                               PatternRewriter &rewriter, FillOp op) {
   OpBuilder &b = rewriter;
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
@@ -759,7 +360,8 @@ static LogicalResult lowerFill(const KernelContext &k, PatternRewriter &rewriter
   return success();
 }
 
-static LogicalResult lowerAtomicAdd(const KernelContext &k, PatternRewriter &rewriter,
+static LogicalResult lowerAtomicAdd(const KernelContext &k,
+                                    PatternRewriter &rewriter,
                                     AtomicAddOp op) {
   OpBuilder &b = rewriter;
   Location loc = op.getLoc();
@@ -802,114 +404,6 @@ static LogicalResult lowerAtomicAdd(const KernelContext &k, PatternRewriter &rew
   rewriter.eraseOp(op);
   return success();
 }
-
-static LogicalResult lowerParallel(const KernelContext &k, PatternRewriter &rewriter,
-                                   ParallelOp op) {
-  OpBuilder &b = rewriter;
-  Location loc = op.getLoc();
-  const Layout &loop = k.getLoopLayout(op);
-  Block &body = op.getBody().front();
-
-  // Element accesses, and for fragments the loop dim each of their dims
-  // reads.
-  struct Access {
-    Operation *op;
-    SmallVector<unsigned> dims;
-  };
-  SmallVector<Access> accesses;
-  bool storesToShared = false;
-  body.walk([&](Operation *nested) {
-    if (!isa<LoadOp, StoreOp>(nested))
-      return;
-    Access access{nested, {}};
-    Value buffer = isa<LoadOp>(nested) ? cast<LoadOp>(nested).getBuffer()
-                                       : cast<StoreOp>(nested).getBuffer();
-    ValueRange indices = isa<LoadOp>(nested)
-                             ? cast<LoadOp>(nested).getIndices()
-                             : cast<StoreOp>(nested).getIndices();
-    if (isa<FragmentType>(buffer.getType()))
-      access.dims = getFragmentAccessDims(op, indices);
-    storesToShared |= isa<StoreOp>(nested) && k.getShared(buffer);
-    accesses.push_back(std::move(access));
-  });
-
-  b.setInsertionPoint(op);
-  if (storesToShared)
-    k.barrier(b, loc);
-  for (int64_t slot = 0, e = getSlotExtent(loop); slot < e; ++slot) {
-    if (!isSlotUsed(loop, slot))
-      continue;
-    Value guard = k.ownsSlot(b, loc, loop, slot, /*firstCopyOnly=*/false);
-    LogicalResult status = success();
-    buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
-      IRMapping mapping;
-      SmallVector<Value> index = k.fragmentIndex(inner, loc, loop, slot);
-      for (auto [iv, value] : llvm::zip(body.getArguments(), index))
-        mapping.map(iv, value);
-      for (Operation &nested : body)
-        rewriter.clone(nested, mapping);
-      OpBuilder::InsertionGuard insertion(rewriter);
-      for (const Access &access : accesses) {
-        Operation *clone = mapping.lookup(access.op);
-        rewriter.setInsertionPoint(clone);
-        OpBuilder &at = rewriter;
-        Location l = clone->getLoc();
-        if (auto load = dyn_cast<LoadOp>(clone)) {
-          Value v;
-          if (const FragmentStorage *fragment = k.getFragment(load.getBuffer())) {
-            std::optional<int64_t> from =
-                k.mapSlot(loop, slot, fragment->layout, access.dims);
-            if (!from) {
-              status = load.emitOpError("reads a fragment element that the "
-                                        "thread running this iteration "
-                                        "does not hold in a fixed slot");
-              return;
-            }
-            v = loadSlot(at, l, *fragment, *from,
-                         uniformSlotOffset(at, l, *fragment,
-                                           load.getIndices(), access.dims));
-          } else {
-            Side side = describe(k, at, l, load.getBuffer(), {});
-            side.offsets.assign(load.getIndices().size(),
-                                k.constant(at, l, 0));
-            v = readMemory(k, at, l, side, load.getIndices(),
-                           load.getPadAttr());
-          }
-          rewriter.replaceOp(load, v);
-          continue;
-        }
-        auto store = cast<StoreOp>(clone);
-        if (const FragmentStorage *fragment =
-                k.getFragment(store.getBuffer())) {
-          std::optional<int64_t> to =
-              k.mapSlot(loop, slot, fragment->layout, access.dims);
-          if (!to) {
-            status = store.emitOpError("writes a fragment element that the "
-                                       "thread running this iteration does "
-                                       "not hold in a fixed slot");
-            return;
-          }
-          storeSlot(at, l, *fragment, *to, store.getValue(),
-                    uniformSlotOffset(at, l, *fragment, store.getIndices(),
-                                      access.dims));
-        } else {
-          Side side = describe(k, at, l, store.getBuffer(), {});
-          side.offsets.assign(store.getIndices().size(),
-                              k.constant(at, l, 0));
-          writeMemory(k, at, l, side, store.getIndices(), store.getValue());
-        }
-        rewriter.eraseOp(store);
-      }
-    });
-    if (failed(status))
-      return failure();
-  }
-  if (storesToShared)
-    k.publishShared(b, loc);
-  rewriter.eraseOp(op);
-  return success();
-}
-
 
 namespace {
 

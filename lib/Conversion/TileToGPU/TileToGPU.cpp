@@ -15,6 +15,7 @@
 #include "KernelContext.h"
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+#include "tile/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,23 +38,19 @@ using namespace mlir::tile::gpu_lowering;
 
 namespace {
 
-/// The name of the runtime function that returns the number of
-/// multiprocessors (NVIDIA SMs, AMD CUs) of the current device as i32.
-constexpr StringLiteral kMultiprocessorCount = "tileGpuMultiprocessorCount";
-
 /// Host code: the current device's multiprocessors, as index (declares
 /// the runtime function in the kernel's module the first time).
 Value getMultiprocessorCount(OpBuilder &b, Location loc, KernelOp kernel) {
   auto module = kernel->getParentOfType<ModuleOp>();
   auto type = b.getFunctionType({}, {b.getI32Type()});
-  if (!module.lookupSymbol(kMultiprocessorCount)) {
+  StringRef name = runtime::kGpuMultiprocessorCountSymbol;
+  if (!module.lookupSymbol(name)) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
-    func::FuncOp::create(b, loc, kMultiprocessorCount, type).setPrivate();
+    func::FuncOp::create(b, loc, name, type).setPrivate();
   }
   Value count =
-      func::CallOp::create(b, loc, kMultiprocessorCount, type.getResults())
-          .getResult(0);
+      func::CallOp::create(b, loc, name, type.getResults()).getResult(0);
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), count);
 }
 
@@ -93,6 +90,171 @@ static bool hasGpuLoweringModels(MLIRContext *context) {
   return copy && copy->hasInterface<GpuLoweringOpInterface>();
 }
 
+/// Where a kernel launches: its grid (index values, padded with 1 to three
+/// dims) and the blocks launched along each dim. Persistent: min(tiles,
+/// multiprocessors) blocks along x walk the `tiles`.
+struct LaunchGrid {
+  SmallVector<Value> grid;
+  SmallVector<Value> blocks;
+  Value tiles;
+  /// The index 1 the grid and the launch are padded with.
+  Value one;
+};
+
+/// Host code: the LaunchGrid of `kernel`.
+LaunchGrid buildLaunchGrid(OpBuilder &b, Location loc, const KernelContext &k,
+                           KernelOp kernel) {
+  LaunchGrid result;
+  SmallVector<Value> &grid = result.grid;
+  for (OpFoldResult size : kernel.getMixedGrid())
+    grid.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+  Value one = result.one = k.constant(b, loc, 1);
+  while (grid.size() < 3)
+    grid.push_back(one);
+  result.blocks = grid;
+  if (k.plan.persistent) {
+    result.tiles = arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
+    result.blocks = {arith::MinUIOp::create(
+                         b, loc, result.tiles,
+                         getMultiprocessorCount(b, loc, kernel)),
+                     one, one};
+  }
+  return result;
+}
+
+/// The gpu.launch of a kernel over `grid`, with the planned threads and
+/// dynamic shared memory (and room to align it at run time where
+/// static shared memory comes first). Clustered: pairs of blocks along x
+/// share tiles, when x is even. Its body holds only its terminator.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, const KernelContext &k,
+                           const LaunchGrid &grid, bool staticShared) {
+  const KernelPlan &plan = k.plan;
+  Value one = grid.one;
+  Value sharedSize = arith::ConstantIntOp::create(
+      b, loc, b.getI32Type(),
+      plan.sharedBytes + (staticShared ? kSharedAlignment : 0));
+  Value clusterX;
+  if (plan.isClustered()) {
+    Value two = k.constant(b, loc, 2);
+    Value remainder = arith::RemUIOp::create(b, loc, grid.grid[0], two);
+    Value even = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       remainder, k.constant(b, loc, 0));
+    clusterX = arith::SelectOp::create(b, loc, even, two, one);
+  }
+  auto launch = gpu::LaunchOp::create(
+      b, loc, grid.blocks[0], grid.blocks[1], grid.blocks[2],
+      k.constant(b, loc, plan.getLaunchThreads()), one, one, sharedSize,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+      /*workgroupAttributions=*/{}, /*privateAttributions=*/{}, clusterX,
+      clusterX ? one : Value(), clusterX ? one : Value());
+  Block &body = launch.getBody().front();
+  // The builder leaves out the cluster ids' and sizes' arguments (the
+  // last six) that the op expects with clusters.
+  if (clusterX)
+    while (body.getNumArguments() < 18)
+      body.addArgument(b.getIndexType(), loc);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&body);
+  gpu::TerminatorOp::create(b, loc);
+  return launch;
+}
+
+/// At the start of the launch: the thread id and the dynamic shared memory
+/// in `k`, and where static shared memory comes first, the bytes to the
+/// dynamic block's first aligned address.
+void setUpLaunchContext(OpBuilder &b, Location loc, KernelContext &k,
+                        gpu::LaunchOp launch, bool staticShared) {
+  k.threadId = k.launchThreadId = launch.getThreadIds().x;
+  auto dynamicType = MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  k.dynamicShared = gpu::DynamicSharedMemoryOp::create(b, loc, dynamicType);
+  if (!staticShared)
+    return;
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, k.dynamicShared);
+  // (-base) mod 1024
+  Value negated = arith::SubIOp::create(b, loc, k.constant(b, loc, 0), base);
+  k.sharedAlignment = arith::AndIOp::create(
+      b, loc, negated, k.constant(b, loc, kSharedAlignment - 1));
+}
+
+/// Moves the kernel's body into the launch, with its tile's block ids: to
+/// the consumer threads of a warp-specialized kernel, into the tile loop of
+/// a persistent one.
+void moveBodyIn(PatternRewriter &rewriter, Location loc, KernelContext &k,
+                KernelOp kernel, gpu::LaunchOp launch,
+                const LaunchGrid &grid) {
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  SmallVector<Value> launchIds{blockIds.x, blockIds.y, blockIds.z};
+  launchIds.resize(kernel.getGridRank());
+  SmallVector<Value> gridSizes(grid.grid.begin(),
+                               grid.grid.begin() + launchIds.size());
+  SmallVector<Value> ids;
+  if (!k.plan.persistent)
+    ids = getBlockIds(rewriter, loc, launchIds, gridSizes,
+                      kernel.getRasterAttr());
+  Operation *bodyEnd = launch.getBody().front().getTerminator();
+  if (k.plan.warpSpecialized)
+    bodyEnd = splitWarpSpecialized(k, rewriter, loc);
+  if (k.plan.persistent) {
+    // TMA stores (createTensorMaps made their maps) left reading their
+    // scratch are waited for at the end.
+    bool storesInFlight = llvm::any_of(
+        k.tmaReady, [](auto &entry) { return isa<CopyOp>(entry.first); });
+    rewriter.setInsertionPoint(bodyEnd);
+    ids = openTileLoop(rewriter, loc, k, kernel, blockIds.x, grid.tiles,
+                       grid.blocks[0], gridSizes);
+    if (storesInFlight) {
+      rewriter.setInsertionPointAfter(k.tileLoop);
+      waitForTmaStoreReads(k, rewriter, loc, k.launchThreadId);
+    }
+    bodyEnd = cast<scf::ForOp>(k.tileLoop).getBody()->getTerminator();
+  }
+  rewriter.inlineBlockBefore(&kernel.getBody().front(), bodyEnd, ids);
+}
+
+/// Gives each buffer of the launch's `body` its storage in `k`: a shared
+/// buffer a view of the dynamic block, a fragment a private array of slots
+/// in the entry block. Returns their allocations.
+SmallVector<Operation *> allocateBuffers(OpBuilder &b, KernelContext &k,
+                                         Block &body) {
+  SmallVector<Operation *> allocations;
+  body.walk([&](Operation *op) {
+    if (isa<AllocSharedOp, FragmentOp>(op))
+      allocations.push_back(op);
+  });
+  for (Operation *op : allocations) {
+    b.setInsertionPoint(op);
+    Value buffer = op->getResult(0);
+    if (auto it = k.plan.shared.find(buffer); it != k.plan.shared.end()) {
+      const SharedBufferPlan &planned = it->second;
+      k.shared[buffer] = {
+          k.viewShared(b, op->getLoc(), planned.offset,
+                       planned.stages * planned.stageElements,
+                       planned.type.getElementType()),
+          planned.layout,
+          planned.type,
+          planned.stages,
+          planned.stageElements,
+          Value()};
+      continue;
+    }
+    const Layout &layout = k.plan.getFragmentLayout(buffer);
+    auto type = cast<FragmentType>(buffer.getType());
+    auto slotsType =
+        MemRefType::get({getSlotExtent(layout)}, type.getElementType());
+    // In the kernel's entry block, where LLVM promotes it to registers
+    // (not in the consumers' branch of a warp-specialized kernel).
+    b.setInsertionPointToStart(&body);
+    Value slots = memref::AllocaOp::create(b, op->getLoc(), slotsType);
+    k.fragments[buffer] = {slots, layout, type};
+  }
+  return allocations;
+}
+
 struct KernelOpLowering : public OpRewritePattern<KernelOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -116,139 +278,20 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     Location loc = kernel.getLoc();
     rewriter.setInsertionPoint(kernel);
     createTensorMaps(context, rewriter, loc, kernel);
-    SmallVector<Value> grid;
-    for (OpFoldResult size : kernel.getMixedGrid())
-      grid.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
-    Value one = context.constant(rewriter, loc, 1);
-    while (grid.size() < 3)
-      grid.push_back(one);
-    // Persistent: min(tiles, multiprocessors) blocks along x walk the
-    // tiles.
-    SmallVector<Value> launchGrid = grid;
-    Value tiles;
-    if (plan->persistent) {
-      tiles = arith::MulIOp::create(
-          rewriter, loc, arith::MulIOp::create(rewriter, loc, grid[0], grid[1]),
-          grid[2]);
-      launchGrid = {arith::MinUIOp::create(
-                        rewriter, loc, tiles,
-                        getMultiprocessorCount(rewriter, loc, kernel)),
-                    one, one};
-    }
+    LaunchGrid grid = buildLaunchGrid(rewriter, loc, context, kernel);
     // TMA pipelines keep their mbarriers in static shared memory, which the
     // dynamic block follows: ask for room to align the block at run time.
     bool staticShared = llvm::any_of(
         plan->pipelines, [](const auto &entry) { return entry.second.tma; });
-    Value sharedSize = arith::ConstantIntOp::create(
-        rewriter, loc, rewriter.getI32Type(),
-        plan->sharedBytes + (staticShared ? kSharedAlignment : 0));
-    // Clustered: pairs of blocks along x share tiles, when x is even.
-    Value clusterX;
-    if (plan->isClustered()) {
-      Value two = context.constant(rewriter, loc, 2);
-      Value remainder = arith::RemUIOp::create(rewriter, loc, grid[0], two);
-      Value even =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                remainder, context.constant(rewriter, loc, 0));
-      clusterX = arith::SelectOp::create(rewriter, loc, even, two, one);
-    }
-    auto launch = gpu::LaunchOp::create(
-        rewriter, loc, launchGrid[0], launchGrid[1], launchGrid[2],
-        context.constant(rewriter, loc, plan->getLaunchThreads()), one, one,
-        sharedSize, /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
-        /*workgroupAttributions=*/{}, /*privateAttributions=*/{}, clusterX,
-        clusterX ? one : Value(), clusterX ? one : Value());
+    gpu::LaunchOp launch =
+        createLaunch(rewriter, loc, context, grid, staticShared);
     Block &body = launch.getBody().front();
-    // The builder leaves out the cluster ids' and sizes' arguments (the
-    // last six) that the op expects with clusters.
-    if (clusterX)
-      while (body.getNumArguments() < 18)
-        body.addArgument(rewriter.getIndexType(), loc);
-    rewriter.setInsertionPointToEnd(&body);
-    auto terminator = gpu::TerminatorOp::create(rewriter, loc);
-    rewriter.setInsertionPoint(terminator);
-
-    context.threadId = context.launchThreadId = launch.getThreadIds().x;
-    auto dynamicType = MemRefType::get(
-        {ShapedType::kDynamic}, rewriter.getI8Type(),
-        MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(rewriter.getContext(),
-                                   gpu::AddressSpace::Workgroup));
-    context.dynamicShared =
-        gpu::DynamicSharedMemoryOp::create(rewriter, loc, dynamicType);
-    if (staticShared) {
-      Value base = memref::ExtractAlignedPointerAsIndexOp::create(
-          rewriter, loc, context.dynamicShared);
-      // (-base) mod 1024
-      Value negated = arith::SubIOp::create(
-          rewriter, loc, context.constant(rewriter, loc, 0), base);
-      context.sharedAlignment = arith::AndIOp::create(
-          rewriter, loc, negated,
-          context.constant(rewriter, loc, kSharedAlignment - 1));
-    }
-
-    // Move the body in (to the consumer threads of a warp-specialized
-    // kernel), then give buffers their storage.
-    gpu::KernelDim3 blockIds = launch.getBlockIds();
-    SmallVector<Value> launchIds{blockIds.x, blockIds.y, blockIds.z};
-    launchIds.resize(kernel.getGridRank());
-    SmallVector<Value> gridSizes(grid.begin(),
-                                 grid.begin() + launchIds.size());
-    SmallVector<Value> ids;
-    if (!plan->persistent)
-      ids = getBlockIds(rewriter, loc, launchIds, gridSizes,
-                        kernel.getRasterAttr());
-    Operation *bodyEnd = terminator;
-    if (plan->warpSpecialized)
-      bodyEnd = splitWarpSpecialized(context, rewriter, loc);
-    if (plan->persistent) {
-      // TMA stores (createTensorMaps made their maps) left reading their
-      // scratch are waited for at the end.
-      bool storesInFlight = llvm::any_of(context.tmaReady, [](auto &entry) {
-        return isa<CopyOp>(entry.first);
-      });
-      rewriter.setInsertionPoint(bodyEnd);
-      ids = openTileLoop(rewriter, loc, context, kernel, blockIds.x, tiles,
-                         launchGrid[0], gridSizes);
-      if (storesInFlight) {
-        rewriter.setInsertionPointAfter(context.tileLoop);
-        waitForTmaStoreReads(context, rewriter, loc, context.launchThreadId);
-      }
-      bodyEnd = cast<scf::ForOp>(context.tileLoop).getBody()->getTerminator();
-    }
-    rewriter.inlineBlockBefore(&kernel.getBody().front(), bodyEnd, ids);
-    SmallVector<Operation *> allocations;
-    body.walk([&](Operation *op) {
-      if (isa<AllocSharedOp, FragmentOp>(op))
-        allocations.push_back(op);
-    });
-    for (Operation *op : allocations) {
-      rewriter.setInsertionPoint(op);
-      Value buffer = op->getResult(0);
-      if (auto it = plan->shared.find(buffer); it != plan->shared.end()) {
-        const SharedBufferPlan &planned = it->second;
-        context.shared[buffer] = {
-            context.viewShared(rewriter, op->getLoc(), planned.offset,
-                               planned.stages * planned.stageElements,
-                               planned.type.getElementType()),
-            planned.layout,
-            planned.type,
-            planned.stages,
-            planned.stageElements,
-            Value()};
-        continue;
-      }
-      const Layout &layout = plan->getFragmentLayout(buffer);
-      auto type = cast<FragmentType>(buffer.getType());
-      auto slotsType =
-          MemRefType::get({getSlotExtent(layout)}, type.getElementType());
-      // In the kernel's entry block, where LLVM promotes it to registers
-      // (not in the consumers' branch of a warp-specialized kernel).
-      rewriter.setInsertionPointToStart(&body);
-      Value slots =
-          memref::AllocaOp::create(rewriter, op->getLoc(), slotsType);
-      context.fragments[buffer] = {slots, layout, type};
-    }
+    rewriter.setInsertionPoint(body.getTerminator());
+    setUpLaunchContext(rewriter, loc, context, launch, staticShared);
+    // Move the body in, then give buffers their storage.
+    moveBodyIn(rewriter, loc, context, kernel, launch, grid);
+    SmallVector<Operation *> allocations =
+        allocateBuffers(rewriter, context, body);
     if (failed(context.lowerBlock(body, rewriter)))
       return failure();
     for (Operation *op : allocations)

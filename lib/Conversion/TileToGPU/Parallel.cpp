@@ -1,0 +1,145 @@
+//===- Parallel.cpp - tile.parallel on the GPU ----------------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// tile.parallel: each thread runs the body once per slot of the loop layout it
+// holds, with the iteration's index; element accesses become loads and stores
+// of fragment slots (the slot the loop's slot maps to) or of global and shared
+// memory. Writes to shared memory are fenced by barriers on both sides.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Copies.h"
+
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+/// The slot offset of the uniformly indexed dims of an element access
+/// (kUniformDim in `dims`): their indices' slot digits in the fragment's
+/// layout; null when there are none.
+static Value uniformSlotOffset(OpBuilder &b, Location loc,
+                               const FragmentStorage &fragment,
+                               ValueRange indices, ArrayRef<unsigned> dims) {
+  if (!llvm::is_contained(dims, kUniformDim))
+    return Value();
+  SmallVector<Value> index;
+  for (auto [d, value] : llvm::zip(dims, indices))
+    index.push_back(d == kUniformDim ? value : constantIndex(b, loc, 0));
+  return applyLayout(b, loc, fragment.layout, index, kSlotAxis);
+}
+
+LogicalResult mlir::tile::gpu_lowering::lowerParallel(const KernelContext &k,
+                                                      PatternRewriter &rewriter,
+                                                      ParallelOp op) {
+  OpBuilder &b = rewriter;
+  Location loc = op.getLoc();
+  const Layout &loop = k.getLoopLayout(op);
+  Block &body = op.getBody().front();
+
+  // Element accesses, and for fragments the loop dim each of their dims
+  // reads.
+  struct Access {
+    Operation *op;
+    SmallVector<unsigned> dims;
+  };
+  SmallVector<Access> accesses;
+  bool storesToShared = false;
+  body.walk([&](Operation *nested) {
+    if (!isa<LoadOp, StoreOp>(nested))
+      return;
+    Access access{nested, {}};
+    Value buffer = isa<LoadOp>(nested) ? cast<LoadOp>(nested).getBuffer()
+                                       : cast<StoreOp>(nested).getBuffer();
+    ValueRange indices = isa<LoadOp>(nested)
+                             ? cast<LoadOp>(nested).getIndices()
+                             : cast<StoreOp>(nested).getIndices();
+    if (isa<FragmentType>(buffer.getType()))
+      access.dims = getFragmentAccessDims(op, indices);
+    storesToShared |= isa<StoreOp>(nested) && k.getShared(buffer);
+    accesses.push_back(std::move(access));
+  });
+
+  b.setInsertionPoint(op);
+  if (storesToShared)
+    k.barrier(b, loc);
+  for (int64_t slot = 0, e = getSlotExtent(loop); slot < e; ++slot) {
+    if (!isSlotUsed(loop, slot))
+      continue;
+    Value guard = k.ownsSlot(b, loc, loop, slot, /*firstCopyOnly=*/false);
+    LogicalResult status = success();
+    buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
+      IRMapping mapping;
+      SmallVector<Value> index = k.fragmentIndex(inner, loc, loop, slot);
+      for (auto [iv, value] : llvm::zip(body.getArguments(), index))
+        mapping.map(iv, value);
+      for (Operation &nested : body)
+        rewriter.clone(nested, mapping);
+      OpBuilder::InsertionGuard insertion(rewriter);
+      for (const Access &access : accesses) {
+        Operation *clone = mapping.lookup(access.op);
+        rewriter.setInsertionPoint(clone);
+        OpBuilder &at = rewriter;
+        Location l = clone->getLoc();
+        if (auto load = dyn_cast<LoadOp>(clone)) {
+          Value v;
+          if (const FragmentStorage *fragment =
+                  k.getFragment(load.getBuffer())) {
+            std::optional<int64_t> from =
+                k.mapSlot(loop, slot, fragment->layout, access.dims);
+            if (!from) {
+              status = load.emitOpError("reads a fragment element that the "
+                                        "thread running this iteration "
+                                        "does not hold in a fixed slot");
+              return;
+            }
+            v = loadSlot(at, l, *fragment, *from,
+                         uniformSlotOffset(at, l, *fragment,
+                                           load.getIndices(), access.dims));
+          } else {
+            Side side = describe(k, at, l, load.getBuffer(), {});
+            side.offsets.assign(load.getIndices().size(),
+                                k.constant(at, l, 0));
+            v = readMemory(k, at, l, side, load.getIndices(),
+                           load.getPadAttr());
+          }
+          rewriter.replaceOp(load, v);
+          continue;
+        }
+        auto store = cast<StoreOp>(clone);
+        if (const FragmentStorage *fragment =
+                k.getFragment(store.getBuffer())) {
+          std::optional<int64_t> to =
+              k.mapSlot(loop, slot, fragment->layout, access.dims);
+          if (!to) {
+            status = store.emitOpError("writes a fragment element that the "
+                                       "thread running this iteration does "
+                                       "not hold in a fixed slot");
+            return;
+          }
+          storeSlot(at, l, *fragment, *to, store.getValue(),
+                    uniformSlotOffset(at, l, *fragment, store.getIndices(),
+                                      access.dims));
+        } else {
+          Side side = describe(k, at, l, store.getBuffer(), {});
+          side.offsets.assign(store.getIndices().size(),
+                              k.constant(at, l, 0));
+          writeMemory(k, at, l, side, store.getIndices(), store.getValue());
+        }
+        rewriter.eraseOp(store);
+      }
+    });
+    if (failed(status))
+      return failure();
+  }
+  if (storesToShared)
+    k.publishShared(b, loc);
+  rewriter.eraseOp(op);
+  return success();
+}
