@@ -281,7 +281,7 @@ static LogicalResult lowerCopy(const KernelContext &k,
     // (createTensorMaps decided which stores are TMA stores, before the
     // kernel's body moved.)
     Operation *planned = k.getPlanned(op);
-    bool tmaStore = k.tmaReady.count(planned);
+    bool tmaStore = k.hopper.tmaReady.count(planned);
     SharedStorage scratch = getStoreScratch(op, tmaStore);
     scratch.memory =
         k.getScratch(b, loc, op, scratch.stageElements, dstType);
@@ -307,7 +307,7 @@ static LogicalResult lowerCopy(const KernelContext &k,
           llvm::map_to_vector(op.getMixedOffsets(), [&](OpFoldResult offset) {
             return getValueOrCreateConstantIndexOp(b, loc, offset);
           });
-      auto ready = scf::IfOp::create(b, loc, k.tmaReady.lookup(planned),
+      auto ready = scf::IfOp::create(b, loc, k.hopper.tmaReady.lookup(planned),
                                      /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ready.thenBlock());

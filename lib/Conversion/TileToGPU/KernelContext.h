@@ -49,6 +49,33 @@ struct SharedStorage {
   Value stageOffset;
 };
 
+/// What only Hopper's (sm_90) kernels have: TMA's tensor maps, the
+/// warp-specialized split of the block and the clusters it multicasts in.
+struct HopperState {
+  /// The tensor map of each TMA producer copy and TMA store (a device
+  /// pointer created on the host before the launch, which the kernel views
+  /// as its nvgpu descriptor type).
+  llvm::DenseMap<Operation *, std::pair<Value, Type>> tensorMaps;
+  /// For each pipelined loop with a TMA version and each TMA store (a
+  /// copy), whether the host found its tensors aligned (createTensorMaps).
+  llvm::DenseMap<Operation *, Value> tmaReady;
+  /// Warp specialization (plan.warpSpecialized): the loop's mbarriers, made
+  /// before the block splits into consumers and producer, and the op
+  /// before which the producer warpgroup's code goes.
+  Value producerBarriers;
+  Operation *producerEnd = nullptr;
+  /// Persistent and warp-specialized: the consumers' place in the stages'
+  /// ring from one tile to the next (memref<4xindex>: the stage to read
+  /// and its phase, the stage to give back and its phase).
+  Value pipelineState;
+  /// Clustered (plan.isClustered()): i1, the block is one of a pair that
+  /// multicasts (the launch's clusters have 2 blocks), and i32, the ranks
+  /// of this block and of the other in the pair.
+  Value multicast;
+  Value clusterRank;
+  Value peerRank;
+};
+
 /// What holds while a block is lowered, beyond the kernel: inside a
 /// pipelined loop, the stage each of its multi-buffered buffers is read at
 /// and the gemms the loop waits for itself. A scope holds what its
@@ -83,31 +110,12 @@ public:
   Value sharedAlignment;
   llvm::DenseMap<Value, FragmentStorage> fragments;
   llvm::DenseMap<Value, SharedStorage> shared;
-  /// TMA: the tensor map of each TMA producer copy and TMA store (a device
-  /// pointer created on the host before the launch, which the kernel views
-  /// as its nvgpu descriptor type).
-  llvm::DenseMap<Operation *, std::pair<Value, Type>> tensorMaps;
-  /// For each pipelined loop with a TMA version and each TMA store (a
-  /// copy), whether the host found its tensors aligned (createTensorMaps).
-  llvm::DenseMap<Operation *, Value> tmaReady;
-  /// Warp specialization (plan.warpSpecialized): the loop's mbarriers, made
-  /// before the block splits into consumers and producer, and the op
-  /// before which the producer warpgroup's code goes.
-  Value producerBarriers;
-  Operation *producerEnd = nullptr;
   /// Persistent (plan.persistent): the consumers' scf.for over the tiles
   /// (the kernel's body is its body), which a producer warpgroup walks the
-  /// same way; and, warp-specialized, the consumers' place in the stages'
-  /// ring from one tile to the next (memref<4xindex>: the stage to read
-  /// and its phase, the stage to give back and its phase).
+  /// same way.
   Operation *tileLoop = nullptr;
-  Value pipelineState;
-  /// Clustered (plan.isClustered()): i1, the block is one of a pair that
-  /// multicasts (the launch's clusters have 2 blocks), and i32, the ranks
-  /// of this block and of the other in the pair.
-  Value multicast;
-  Value clusterRank;
-  Value peerRank;
+  /// TMA, warp specialization and clusters (sm_90).
+  HopperState hopper;
 
   /// What the plan decided for an op of the kernel (or a clone of one, see
   /// recordClones).
@@ -217,8 +225,8 @@ void waitForTmaStoreReads(const KernelContext &k, OpBuilder &b, Location loc,
 /// (WarpSpecialization.cpp): the loop's mbarriers set up by the whole block, then
 /// the split into the consumer threads (setmaxnreg up) and the producer
 /// warpgroup (down). Returns the op before which the kernel's code goes
-/// (the consumers'); sets producerBarriers, producerEnd and, clustered,
-/// multicast and peerRank.
+/// (the consumers'); sets the HopperState's producerBarriers, producerEnd
+/// and, clustered, multicast and the ranks.
 Operation *splitWarpSpecialized(KernelContext &context, OpBuilder &b,
                                 Location loc);
 

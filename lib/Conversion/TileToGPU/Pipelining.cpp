@@ -423,7 +423,7 @@ struct PipelinedLowering
     };
     scf::IfOp tmaIf;
     if (plan.tma) {
-      tmaIf = scf::IfOp::create(b, loc, k.tmaReady.lookup(loop),
+      tmaIf = scf::IfOp::create(b, loc, k.hopper.tmaReady.lookup(loop),
                                 /*withElseRegion=*/true);
       b.setInsertionPoint(tmaIf.elseBlock()->getTerminator());
     }

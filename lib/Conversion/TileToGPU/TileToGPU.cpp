@@ -203,7 +203,7 @@ void moveBodyIn(PatternRewriter &rewriter, Location loc, KernelContext &k,
     // TMA stores (createTensorMaps made their maps) left reading their
     // scratch are waited for at the end.
     bool storesInFlight = llvm::any_of(
-        k.tmaReady, [](auto &entry) { return isa<CopyOp>(entry.first); });
+        k.hopper.tmaReady, [](auto &entry) { return isa<CopyOp>(entry.first); });
     rewriter.setInsertionPoint(bodyEnd);
     ids = openTileLoop(rewriter, loc, k, kernel, blockIds.x, grid.tiles,
                        grid.blocks[0], gridSizes);

@@ -100,7 +100,7 @@ FailureOr<SetVector<Operation *>>
 getProducerSetup(PipelinedOp loop, ArrayRef<CopyOp> producers, Region &scope);
 /// Builds the TMA version of `loop` at `b`'s insertion point; when it is
 /// the kernel's warp-specialized loop, its producer goes into
-/// `k.producerEnd`.
+/// `k.hopper.producerEnd`.
 LogicalResult buildTmaPipeline(KernelContext &k, PatternRewriter &rewriter,
                                PipelinedOp loop, const PipelinePlan &plan,
                                OpBuilder &b);

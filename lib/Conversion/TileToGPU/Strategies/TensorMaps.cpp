@@ -298,19 +298,19 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
       tensors.push_back(
           getHostTensor(b, loc, copy, *getTmaSlice(copy, kernel)));
     Value ready = areAllRowsAligned(b, loc, tensors);
-    k.tmaReady[entry.first] = ready;
+    k.hopper.tmaReady[entry.first] = ready;
     ValueRange maps = buildEncodedIfReady(
         b, loc, ready, plan.producers.size(), [&](OpBuilder &then) {
           SmallVector<Value> encoded;
           for (auto [copy, global] : llvm::zip(plan.producers, tensors)) {
             auto mapType = getTmaLoadMapType(k.plan, copy, global);
             encoded.push_back(encodeTensorMap(k, then, loc, global, mapType));
-            k.tensorMaps[copy] = {Value(), mapType};
+            k.hopper.tensorMaps[copy] = {Value(), mapType};
           }
           return encoded;
         });
     for (auto [copy, map] : llvm::zip(plan.producers, maps))
-      k.tensorMaps[copy].first = map;
+      k.hopper.tensorMaps[copy].first = map;
   }
   // TMA stores (in program order): a map each where the destination's rows
   // are 16-byte aligned, else the staged store's vectorized version runs.
@@ -319,11 +319,11 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
       return;
     Value global = copy.getDest();
     Value ready = areAllRowsAligned(b, loc, global);
-    k.tmaReady[copy] = ready;
+    k.hopper.tmaReady[copy] = ready;
     auto mapType = getTmaStoreMapType(copy);
     ValueRange map = buildEncodedIfReady(b, loc, ready, 1, [&](OpBuilder &then) {
       return SmallVector<Value>{encodeTensorMap(k, then, loc, global, mapType)};
     });
-    k.tensorMaps[copy] = {map.front(), mapType};
+    k.hopper.tensorMaps[copy] = {map.front(), mapType};
   });
 }

@@ -160,7 +160,7 @@ private:
 //===----------------------------------------------------------------------===//
 
 /// The producer warpgroup's loop filling `loop`'s stages (the kernel's
-/// warp-specialized loop), before `k.producerEnd`: one tile's iterations,
+/// warp-specialized loop), before `k.hopper.producerEnd`: one tile's iterations,
 /// or every tile's of a persistent kernel.
 LogicalResult buildTmaProducer(KernelContext &k, PipelinedOp loop,
                                const PipelinePlan &plan);

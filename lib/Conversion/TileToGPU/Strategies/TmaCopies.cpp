@@ -70,7 +70,7 @@ void TmaStageFiller::fill(OpBuilder &b, Value iteration, Value stage,
       // Through a slice (the map describes more dims than the tile has),
       // the dropped dims' offsets follow, innermost first.
       auto descriptorType = cast<nvgpu::TensorMapDescriptorType>(
-          k.tensorMaps.lookup(copy).second);
+          k.hopper.tensorMaps.lookup(copy).second);
       int64_t rank = descriptorType.getTensor().getRank();
       SmallVector<Value> outer;
       if (rank > 2) {
@@ -88,7 +88,7 @@ void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy,
                           Value stage, ArrayRef<Value> origin,
                           ArrayRef<Value> outer) const {
   auto descriptorType =
-      cast<nvgpu::TensorMapDescriptorType>(k.tensorMaps.lookup(copy).second);
+      cast<nvgpu::TensorMapDescriptorType>(k.hopper.tensorMaps.lookup(copy).second);
   const SharedBufferPlan &buffer = k.plan.shared.find(copy.getDest())->second;
   TmaBox box = *getTmaBox(buffer);
   Type element = getTmaElementType(buffer.type.getElementType());
@@ -115,7 +115,7 @@ void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy,
     Value column = arith::AddIOp::create(lb, ll, origin[1],
                                          k.constant(lb, ll, p * box.columns));
     // Coordinates innermost first, as the tensor map's dims.
-    Value pointer = k.tensorMaps.lookup(copy).first;
+    Value pointer = k.hopper.tensorMaps.lookup(copy).first;
     Value descriptor =
         UnrealizedConversionCastOp::create(lb, ll, descriptorType, pointer)
             .getResult(0);
@@ -129,11 +129,11 @@ void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy,
     for (int64_t p = 0; p < box.loads; ++p)
       loadBox(lb, ll, p, Value());
   };
-  if (!k.multicast || !llvm::is_contained(plan.multicast, copy))
+  if (!k.hopper.multicast || !llvm::is_contained(plan.multicast, copy))
     return loadAll(b, loc);
   // A shared tile: when the pair multicasts, each block loads every other
   // box for both (its rank picks which).
-  auto shared = scf::IfOp::create(b, loc, k.multicast,
+  auto shared = scf::IfOp::create(b, loc, k.hopper.multicast,
                                   /*withElseRegion=*/true);
   OpBuilder alone = OpBuilder::atBlockTerminator(shared.elseBlock());
   loadAll(alone, loc);
@@ -141,7 +141,7 @@ void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy,
   Value both = arith::ConstantIntOp::create(pair, loc, pair.getI16Type(), 3);
   for (int64_t p = 0; p < box.loads; ++p) {
     Value mine = arith::CmpIOp::create(
-        pair, loc, arith::CmpIPredicate::eq, k.clusterRank,
+        pair, loc, arith::CmpIPredicate::eq, k.hopper.clusterRank,
         arith::ConstantIntOp::create(pair, loc, pair.getI32Type(), p % 2));
     buildGuarded(pair, loc, mine,
                  [&](OpBuilder &mb) { loadBox(mb, loc, p, both); });
@@ -167,7 +167,7 @@ void mlir::tile::gpu_lowering::emitTmaStores(const KernelContext &k,
   buildGuarded(b, loc, leader, [&](OpBuilder &then) {
     Value descriptor =
         UnrealizedConversionCastOp::create(then, loc, mapType,
-                                           k.tensorMaps.lookup(planned).first)
+                                           k.hopper.tensorMaps.lookup(planned).first)
             .getResult(0);
     for (int64_t p = 0; p < columns / panel; ++p) {
       Value box = memref::ViewOp::create(

@@ -284,9 +284,9 @@ void TmaPipelineBuilder::release(OpBuilder &b, Value stage) {
                                       index(b, 0));
   buildGuarded(b, loc, first, [&](OpBuilder &then) {
     ring.arrive(then, loc, empty);
-    if (k.multicast)
-      buildGuarded(then, loc, k.multicast, [&](OpBuilder &remote) {
-        ring.arriveOnPeer(remote, loc, empty, k.peerRank);
+    if (k.hopper.multicast)
+      buildGuarded(then, loc, k.hopper.multicast, [&](OpBuilder &remote) {
+        ring.arriveOnPeer(remote, loc, empty, k.hopper.peerRank);
       });
   });
 }
@@ -407,13 +407,13 @@ void TmaPipelineBuilder::finish(OpBuilder &b, Operation *last,
 
 LogicalResult TmaPipelineBuilder::build(OpBuilder &b) {
   if (specialized) {
-    ring = StageRing(k, k.producerBarriers, plan.stages);
+    ring = StageRing(k, k.hopper.producerBarriers, plan.stages);
     if (failed(buildTmaProducer(k, loop, plan)))
       return failure();
   } else {
     buildRingAndPrologue(b);
   }
-  state = specialized ? k.pipelineState : Value();
+  state = specialized ? k.hopper.pipelineState : Value();
   SmallVector<Value> init = getStart(b);
   SmallVector<Value> start = init;
   Value lower = loop.getLower();

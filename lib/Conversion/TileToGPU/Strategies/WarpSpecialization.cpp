@@ -41,17 +41,17 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
   if (clustered) {
     Type i32 = b.getI32Type();
     Value clusterDim = NVVM::ClusterDim::create(b, loc, i32);
-    k.multicast =
+    k.hopper.multicast =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, clusterDim,
                               arith::ConstantIntOp::create(b, loc, i32, 2));
-    k.clusterRank = NVVM::ClusterId::create(b, loc, i32);
-    k.peerRank = arith::XOrIOp::create(
-        b, loc, k.clusterRank, arith::ConstantIntOp::create(b, loc, i32, 1));
+    k.hopper.clusterRank = NVVM::ClusterId::create(b, loc, i32);
+    k.hopper.peerRank = arith::XOrIOp::create(
+        b, loc, k.hopper.clusterRank, arith::ConstantIntOp::create(b, loc, i32, 1));
     emptyCount = arith::SelectOp::create(
-        b, loc, k.multicast, k.constant(b, loc, 2 * warps),
+        b, loc, k.hopper.multicast, k.constant(b, loc, 2 * warps),
         emptyCount);
   }
-  k.producerBarriers =
+  k.hopper.producerBarriers =
       StageRing::create(k, b, loc, pipeline.stages, emptyCount,
                         /*wholeBlock=*/true, /*cluster=*/clustered)
           .getBarriers();
@@ -62,7 +62,7 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
       // In the kernel's entry block, where LLVM promotes it to registers.
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(b.getInsertionBlock());
-      k.pipelineState = memref::AllocaOp::create(
+      k.hopper.pipelineState = memref::AllocaOp::create(
           b, loc, MemRefType::get({4}, b.getIndexType()));
     }
     // Named: an ArrayRef of a braced list in the range would outlive the
@@ -70,7 +70,7 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
     int64_t initial[] = {0, 0, pipeline.stages - 1, 0};
     for (auto [i, v] : llvm::enumerate(initial)) {
       Value init = k.constant(b, loc, v);
-      memref::StoreOp::create(b, loc, init, k.pipelineState,
+      memref::StoreOp::create(b, loc, init, k.hopper.pipelineState,
                               ValueRange{k.constant(b, loc, i)});
     }
   }
@@ -96,13 +96,13 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
   if (consumer > atLaunch)
     NVVM::SetMaxRegisterOp::create(consumers, loc, consumer,
                                    NVVM::SetMaxRegisterAction::increase);
-  k.producerEnd = split.elseBlock()->getTerminator();
+  k.hopper.producerEnd = split.elseBlock()->getTerminator();
   Operation *consumersEnd = split.thenBlock()->getTerminator();
   if (clustered) {
     // No block leaves while the other may still arrive on its barriers:
     // the consumers wait for the whole cluster at the end (the producer
     // threads arrive as they finish).
-    k.producerEnd = NVVM::ClusterArriveOp::create(producer, loc, UnitAttr());
+    k.hopper.producerEnd = NVVM::ClusterArriveOp::create(producer, loc, UnitAttr());
     consumersEnd =
         NVVM::ClusterArriveOp::create(consumers, loc, consumers.getUnitAttr());
     NVVM::ClusterWaitOp::create(consumers, loc, consumers.getUnitAttr());
@@ -119,14 +119,14 @@ Operation *mlir::tile::gpu_lowering::splitWarpSpecialized(KernelContext &k,
 LogicalResult mlir::tile::gpu_lowering::buildTmaProducer(
     KernelContext &k, PipelinedOp loop, const PipelinePlan &plan) {
   Location loc = loop.getLoc();
-  StageRing ring(k, k.producerBarriers, plan.stages);
+  StageRing ring(k, k.hopper.producerBarriers, plan.stages);
   TmaStageFiller filler(k, loop, plan, ring);
-  OpBuilder b(k.producerEnd);
+  OpBuilder b(k.hopper.producerEnd);
   Value go = arith::AndIOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                             k.launchThreadId, k.constant(b, loc, k.threads)),
-      k.tmaReady.lookup(loop));
+      k.hopper.tmaReady.lookup(loop));
   auto guard = scf::IfOp::create(b, loc, go, /*withElseRegion=*/false);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
   FailureOr<SetVector<Operation *>> setup =
