@@ -52,6 +52,24 @@ struct LowerWith
   }
 };
 
+/// A model whose `lower` is `lowerFn` and whose scratch is `scratchFn`'s
+/// bytes, live at the op.
+template <typename Op, int64_t (*scratchFn)(const KernelPlan &, Op),
+          LogicalResult (*lowerFn)(const KernelContext &, PatternRewriter &,
+                                   Op)>
+struct LowerWithScratch
+    : public GpuLoweringOpInterface::ExternalModel<
+          LowerWithScratch<Op, scratchFn, lowerFn>, Op> {
+  ScratchRequest getScratch(Operation *op, const KernelPlan &plan,
+                            bool staging) const {
+    return {scratchFn(plan, cast<Op>(op))};
+  }
+  LogicalResult lower(Operation *op, KernelContext &context,
+                      PatternRewriter &rewriter) const {
+    return lowerFn(context, rewriter, cast<Op>(op));
+  }
+};
+
 /// The families' models (registered by registerGpuLoweringModels,
 /// TileToGPU.h): tile.copy, tile.fill, tile.atomic_add and
 /// tile.parallel (Copies.cpp); tile.gemm (Gemm.cpp); tile.reduce and

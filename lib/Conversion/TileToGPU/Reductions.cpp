@@ -436,36 +436,9 @@ static LogicalResult lowerCumSum(const KernelContext &k,
   return success();
 }
 
-
-namespace {
-
-struct ReduceLowering
-    : public GpuLoweringOpInterface::ExternalModel<ReduceLowering, ReduceOp> {
-  ScratchRequest getScratch(Operation *op, const KernelPlan &plan,
-                            bool staging) const {
-    return {getReduceScratchBytes(plan, cast<ReduceOp>(op))};
-  }
-  LogicalResult lower(Operation *op, KernelContext &k,
-                      PatternRewriter &rewriter) const {
-    return lowerReduce(k, rewriter, cast<ReduceOp>(op));
-  }
-};
-
-struct CumSumLowering
-    : public GpuLoweringOpInterface::ExternalModel<CumSumLowering, CumSumOp> {
-  ScratchRequest getScratch(Operation *op, const KernelPlan &plan,
-                            bool staging) const {
-    return {getCumSumScratchBytes(plan, cast<CumSumOp>(op))};
-  }
-  LogicalResult lower(Operation *op, KernelContext &k,
-                      PatternRewriter &rewriter) const {
-    return lowerCumSum(k, rewriter, cast<CumSumOp>(op));
-  }
-};
-
-} // namespace
-
 void mlir::tile::gpu_lowering::attachReductionLowerings(MLIRContext *context) {
-  ReduceOp::attachInterface<ReduceLowering>(*context);
-  CumSumOp::attachInterface<CumSumLowering>(*context);
+  ReduceOp::attachInterface<
+      LowerWithScratch<ReduceOp, getReduceScratchBytes, lowerReduce>>(*context);
+  CumSumOp::attachInterface<
+      LowerWithScratch<CumSumOp, getCumSumScratchBytes, lowerCumSum>>(*context);
 }
