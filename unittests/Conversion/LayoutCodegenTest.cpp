@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FoldingTest.h"
+
 #include "../../lib/Conversion/TileToGPU/LayoutCodegen.h"
 
 #include "tile/Dialect/Tile/IR/TileAttrs.h"
@@ -39,50 +41,8 @@ using namespace mlir::tile::gpu_lowering;
 
 namespace {
 
-class LayoutCodegenTest : public ::testing::Test {
+class LayoutCodegenTest : public FoldingTest {
 protected:
-  LayoutCodegenTest() {
-    context.loadDialect<TileDialect, arith::ArithDialect,
-                        func::FuncDialect>();
-    module = ModuleOp::create(loc);
-  }
-  ~LayoutCodegenTest() override { module->erase(); }
-
-  /// A function of `n` index arguments to build code in.
-  Block *newFunction(unsigned n) {
-    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    SmallVector<Type> types(n, mb.getIndexType());
-    auto fn = func::FuncOp::create(mb, loc, "f",
-                                   mb.getFunctionType(types, {}));
-    Block *body = fn.addEntryBlock();
-    b.setInsertionPointToEnd(body);
-    return body;
-  }
-
-  /// `v` with the block's arguments bound to `args`: each op folded on its
-  /// operands' values, as the GPU would compute it. Fails the test if an op
-  /// does not fold.
-  int64_t evaluate(Value v, ArrayRef<int64_t> args) {
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      return args[arg.getArgNumber()];
-    Operation *op = v.getDefiningOp();
-    SmallVector<Attribute> operands;
-    for (Value operand : op->getOperands())
-      operands.push_back(
-          IntegerAttr::get(operand.getType(), evaluate(operand, args)));
-    SmallVector<OpFoldResult> results;
-    if (failed(op->fold(operands, results)) || results.empty()) {
-      ADD_FAILURE() << "does not fold: "
-                    << op->getName().getStringRef().str();
-      return 0;
-    }
-    OpFoldResult result = results[cast<OpResult>(v).getResultNumber()];
-    if (auto value = dyn_cast<Value>(result))
-      return evaluate(value, args);
-    APInt bits = cast<IntegerAttr>(cast<Attribute>(result)).getValue();
-    return bits.getBitWidth() == 1 ? bits.getZExtValue() : bits.getSExtValue();
-  }
-
   Layout layoutOf(Attribute attr, ArrayRef<int64_t> shape, Type element) {
     FailureOr<Layout> layout = cast<LayoutAttrInterface>(attr).getLayout(
         shape, element, [&] { return emitError(loc); });
@@ -164,10 +124,6 @@ protected:
     }
   }
 
-  MLIRContext context;
-  Location loc = UnknownLoc::get(&context);
-  ModuleOp module;
-  OpBuilder b{&context};
 };
 
 TEST_F(LayoutCodegenTest, SwizzledSharedOffsets) {
