@@ -116,20 +116,20 @@ LogicalResult copyBetweenFragments(const KernelContext &k, OpBuilder &b,
       continue;
     Value pair = vector::FromElementsOp::create(
         b, loc, VectorType::get({2}, srcType),
-        ValueRange{loadSlot(b, loc, src, sources[slot]),
-                   loadSlot(b, loc, src, sources[slot + 1])});
+        ValueRange{src.load(b, loc, sources[slot]),
+                   src.load(b, loc, sources[slot + 1])});
     Value narrow =
         arith::TruncFOp::create(b, loc, VectorType::get({2}, dstType), pair);
     for (int64_t i = 0; i < 2; ++i)
-      storeSlot(
-          b, loc, dst, slot + i,
+      dst.store(
+          b, loc, slot + i,
           vector::ExtractOp::create(b, loc, narrow, ArrayRef<int64_t>{i}));
     done.set(slot, slot + 2);
   }
   for (auto [slot, from] : llvm::enumerate(transfer.sourceSlot)) {
     if (from < 0 || done.test(slot))
       continue;
-    Value v = loadSlot(b, loc, src, from);
+    Value v = src.load(b, loc, from);
     int64_t replica = transfer.sourceReplica[slot];
     if (replica >= 0) {
       // Every lane reads the replica's owner, in its own warp.
@@ -146,7 +146,7 @@ LogicalResult copyBetweenFragments(const KernelContext &k, OpBuilder &b,
                                  width, gpu::ShuffleMode::IDX)
               .getShuffleResult();
     }
-    storeSlot(b, loc, dst, slot, convertScalar(b, loc, v, dstType));
+    dst.store(b, loc, slot, convertScalar(b, loc, v, dstType));
   }
   return success();
 }
@@ -345,7 +345,7 @@ static LogicalResult lowerFill(const KernelContext &k,
     const FragmentStorage &fragment = *dstFragment;
     for (int64_t slot = 0, e = getSlotExtent(fragment.layout); slot < e; ++slot)
       if (isSlotUsed(fragment.layout, slot))
-        storeSlot(b, loc, fragment, slot, value);
+        fragment.store(b, loc, slot, value);
   } else {
     Side dst = describe(k, b, loc, op.getDest(), {});
     k.barrier(b, loc);
@@ -390,7 +390,7 @@ static LogicalResult lowerAtomicAdd(const KernelContext &k,
       Value guard = k.ownsSlot(b, loc, layout, slot, /*firstCopyOnly=*/true);
       buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
         SmallVector<Value> index = k.fragmentIndex(inner, loc, layout, slot);
-        Value v = loadSlot(inner, loc, *src.fragment, slot);
+        Value v = src.fragment->load(inner, loc, slot);
         add(inner, loc, index, v);
       });
     }

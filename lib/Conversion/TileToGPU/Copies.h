@@ -93,13 +93,6 @@ Value alignmentOfSides(const KernelContext &k, OpBuilder &b, Location loc,
 // Fragment slots (FragmentSlots.cpp)
 //===----------------------------------------------------------------------===//
 
-/// Slot `slot` of this thread's `fragment`, plus `offset` when given (a
-/// run-time slot offset: the private array is then indexed dynamically).
-Value loadSlot(OpBuilder &b, Location loc, const FragmentStorage &fragment,
-               int64_t slot, Value offset = Value());
-void storeSlot(OpBuilder &b, Location loc, const FragmentStorage &fragment,
-               int64_t slot, Value v, Value offset = Value());
-
 /// Each thread writes its elements (copy 0) of `fragment` to `dst`.
 void storeFragment(const KernelContext &k, OpBuilder &b, Location loc,
                    const FragmentStorage &fragment, const Side &dst);

@@ -23,29 +23,6 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-/// The index of slot `slot` in a fragment's private array, plus `offset`
-/// when given.
-static Value slotIndex(OpBuilder &b, Location loc, int64_t slot,
-                       Value offset) {
-  Value index = arith::ConstantIndexOp::create(b, loc, slot);
-  return offset ? arith::AddIOp::create(b, loc, index, offset).getResult()
-                : index;
-}
-
-Value mlir::tile::gpu_lowering::loadSlot(OpBuilder &b, Location loc,
-                                         const FragmentStorage &fragment,
-                                         int64_t slot, Value offset) {
-  return memref::LoadOp::create(b, loc, fragment.slots,
-                                ValueRange{slotIndex(b, loc, slot, offset)});
-}
-
-void mlir::tile::gpu_lowering::storeSlot(OpBuilder &b, Location loc,
-                                         const FragmentStorage &fragment,
-                                         int64_t slot, Value v, Value offset) {
-  memref::StoreOp::create(b, loc, v, fragment.slots,
-                          ValueRange{slotIndex(b, loc, slot, offset)});
-}
-
 /// Slot runs of `fragment` that hold `width` consecutive innermost elements:
 /// calls `body` with the run's first slot and the logical index of its first
 /// element, under the thread's ownership guard.
@@ -82,7 +59,7 @@ void mlir::tile::gpu_lowering::storeFragment(const KernelContext &k,
         k, ib, loc, fragment.layout, runWidth, /*firstCopyOnly=*/true,
         [&](OpBuilder &inner, int64_t slot, ValueRange index) {
           if (runWidth == 1) {
-            Value v = loadSlot(inner, loc, fragment, slot);
+            Value v = fragment.load(inner, loc, slot);
             writeMemory(k, inner, loc, dst, index,
                         convertScalar(inner, loc, v, type));
             return;
@@ -90,7 +67,7 @@ void mlir::tile::gpu_lowering::storeFragment(const KernelContext &k,
           SmallVector<Value> elements;
           for (int64_t i = 0; i < runWidth; ++i)
             elements.push_back(convertScalar(
-                inner, loc, loadSlot(inner, loc, fragment, slot + i), type));
+                inner, loc, fragment.load(inner, loc, slot + i), type));
           Value v = vector::FromElementsOp::create(
               inner, loc, VectorType::get({runWidth}, type), elements);
           writeVector(k, inner, loc, dst, index, v);
@@ -120,16 +97,17 @@ void mlir::tile::gpu_lowering::loadFragment(const KernelContext &k,
         [&](OpBuilder &inner, int64_t slot, ValueRange index) {
           if (runWidth == 1) {
             Value v = readMemory(k, inner, loc, src, index, pad);
-            storeSlot(inner, loc, fragment, slot,
-                      convertScalar(inner, loc, v, type));
+            fragment.store(inner, loc, slot,
+                           convertScalar(inner, loc, v, type));
             return;
           }
           Value v = readVector(k, inner, loc, src, index, runWidth, pad);
           for (int64_t i = 0; i < runWidth; ++i)
-            storeSlot(inner, loc, fragment, slot + i,
-                      convertScalar(inner, loc,
-                                    vector::ExtractOp::create(inner, loc, v, i),
-                                    type));
+            fragment.store(
+                inner, loc, slot + i,
+                convertScalar(inner, loc,
+                              vector::ExtractOp::create(inner, loc, v, i),
+                              type));
         });
   };
   if (width == 1)

@@ -19,20 +19,6 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-Value mlir::tile::gpu_lowering::loadFragmentSlot(OpBuilder &b, Location loc,
-                                                 const FragmentStorage &f,
-                                                 int64_t slot) {
-  return memref::LoadOp::create(
-      b, loc, f.slots, ValueRange{constantIndex(b, loc, slot)});
-}
-
-void mlir::tile::gpu_lowering::storeFragmentSlot(OpBuilder &b, Location loc,
-                                                 const FragmentStorage &f,
-                                                 int64_t slot, Value v) {
-  memref::StoreOp::create(b, loc, v, f.slots,
-                          ValueRange{constantIndex(b, loc, slot)});
-}
-
 Value mlir::tile::gpu_lowering::readSharedOperand(const KernelContext &k,
                                                   OpBuilder &b, Location loc,
                                                   const GemmOperand &x,
@@ -108,7 +94,7 @@ struct GemmLowering
       Value zero = arith::ConstantOp::create(rewriter, loc, type,
                                              rewriter.getZeroAttr(type));
       for (int64_t slot = 0, e = getSlotExtent(c.layout); slot < e; ++slot)
-        storeFragmentSlot(rewriter, loc, c, slot, zero);
+        c.store(rewriter, loc, slot, zero);
     }
 
     LogicalResult result = failure();

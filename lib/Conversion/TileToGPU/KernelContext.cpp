@@ -16,6 +16,34 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
+/// The index of slot `slot` in a fragment's private array, plus `offset`
+/// when given.
+static Value getSlotIndex(OpBuilder &b, Location loc, int64_t slot,
+                          Value offset) {
+  Value index = arith::ConstantIndexOp::create(b, loc, slot);
+  return offset ? arith::AddIOp::create(b, loc, index, offset).getResult()
+                : index;
+}
+
+Value FragmentStorage::load(OpBuilder &b, Location loc, int64_t slot,
+                            Value offset) const {
+  return loadAt(b, loc, getSlotIndex(b, loc, slot, offset));
+}
+
+void FragmentStorage::store(OpBuilder &b, Location loc, int64_t slot,
+                            Value value, Value offset) const {
+  storeAt(b, loc, getSlotIndex(b, loc, slot, offset), value);
+}
+
+Value FragmentStorage::loadAt(OpBuilder &b, Location loc, Value index) const {
+  return memref::LoadOp::create(b, loc, slots, ValueRange{index});
+}
+
+void FragmentStorage::storeAt(OpBuilder &b, Location loc, Value index,
+                              Value value) const {
+  memref::StoreOp::create(b, loc, value, slots, ValueRange{index});
+}
+
 Operation *KernelContext::getPlanned(Operation *op) const {
   auto it = clones.find(op);
   return it == clones.end() ? op : it->second;

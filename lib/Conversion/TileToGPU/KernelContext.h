@@ -33,6 +33,16 @@ struct FragmentStorage {
   Value slots; // memref<S x T> (private)
   Layout layout;
   FragmentType type;
+
+  /// This thread's slot `slot`, plus `offset` slots when given (the
+  /// private array is then indexed at run time).
+  Value load(OpBuilder &b, Location loc, int64_t slot,
+             Value offset = Value()) const;
+  void store(OpBuilder &b, Location loc, int64_t slot, Value value,
+             Value offset = Value()) const;
+  /// The slot at `index` (an index value).
+  Value loadAt(OpBuilder &b, Location loc, Value index) const;
+  void storeAt(OpBuilder &b, Location loc, Value index, Value value) const;
 };
 
 /// A shared buffer (or scratch) after lowering: a 1-d view of the dynamic

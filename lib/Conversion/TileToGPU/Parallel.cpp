@@ -99,9 +99,10 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(const KernelContext &k,
                                         "does not hold in a fixed slot");
               return;
             }
-            v = loadSlot(at, l, *fragment, *from,
-                         uniformSlotOffset(at, l, *fragment,
-                                           load.getIndices(), access.dims));
+            v = fragment->load(at, l, *from,
+                               uniformSlotOffset(at, l, *fragment,
+                                                 load.getIndices(),
+                                                 access.dims));
           } else {
             Side side = describe(k, at, l, load.getBuffer(), {});
             side.offsets.assign(load.getIndices().size(),
@@ -123,9 +124,9 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(const KernelContext &k,
                                        "not hold in a fixed slot");
             return;
           }
-          storeSlot(at, l, *fragment, *to, store.getValue(),
-                    uniformSlotOffset(at, l, *fragment, store.getIndices(),
-                                      access.dims));
+          fragment->store(at, l, *to, store.getValue(),
+                          uniformSlotOffset(at, l, *fragment,
+                                            store.getIndices(), access.dims));
         } else {
           Side side = describe(k, at, l, store.getBuffer(), {});
           side.offsets.assign(store.getIndices().size(),

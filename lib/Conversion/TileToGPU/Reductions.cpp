@@ -141,8 +141,7 @@ LogicalResult reduceFragment(const KernelContext &k, OpBuilder &b, ReduceOp op,
   for (auto &[q, slots] : groups) {
     Value acc = buildReduceIdentity(b, loc, kind, accType);
     for (int64_t s : slots) {
-      Value x = memref::LoadOp::create(b, loc, src.slots,
-                                       ValueRange{k.constant(b, loc, s)});
+      Value x = src.load(b, loc, s);
       acc = buildReduceCombine(b, loc, kind, acc,
                                convertScalar(b, loc, x, accType));
     }
@@ -240,12 +239,8 @@ LogicalResult reduceFragment(const KernelContext &k, OpBuilder &b, ReduceOp op,
     if (!op.getClear())
       result = buildReduceMerge(
           b, loc, kind,
-          convertScalar(b, loc,
-                        memref::LoadOp::create(b, loc, dst.slots, slot),
-                        accType),
-          result);
-    memref::StoreOp::create(b, loc, convertScalar(b, loc, result, dstType),
-                            dst.slots, slot);
+          convertScalar(b, loc, dst.loadAt(b, loc, slot), accType), result);
+    dst.storeAt(b, loc, slot, convertScalar(b, loc, result, dstType));
   }
   return success();
 }
@@ -324,13 +319,11 @@ static LogicalResult lowerReduce(const KernelContext &k,
         continue;
       SmallVector<Value> out = k.fragmentIndex(b, loc, dst.layout, q);
       Value slot = k.constant(b, loc, q);
-      reduceSharedSerially(
-          k, b, loc, *srcShared, dim, kind, accType, out,
-          [&](OpBuilder &sb, Location l, Value acc) {
-            Value old = memref::LoadOp::create(sb, l, dst.slots, slot);
-            memref::StoreOp::create(sb, l, finish(sb, l, old, acc), dst.slots,
-                                    slot);
-          });
+      reduceSharedSerially(k, b, loc, *srcShared, dim, kind, accType, out,
+                           [&](OpBuilder &sb, Location l, Value acc) {
+                             Value old = dst.loadAt(sb, l, slot);
+                             dst.storeAt(sb, l, slot, finish(sb, l, old, acc));
+                           });
     }
   } else if (srcShared && dstShared) {
     const SharedStorage &dst = *dstShared;

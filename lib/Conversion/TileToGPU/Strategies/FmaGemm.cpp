@@ -48,26 +48,26 @@ LogicalResult mlir::tile::gpu_lowering::emitFmaGemm(
     auto step = [&](OpBuilder &sb, Value kValue, std::optional<int64_t> kIndex) {
       SmallVector<Value> aValues, bValues;
       for (int64_t r = 0; r < rm; ++r)
-        aValues.push_back(
-            a.fragment
-                ? loadFragmentSlot(sb, loc, *a.fragment, r * kk + *kIndex)
-                : readSharedOperand(k, sb, loc, a,
-                             arith::AddIOp::create(sb, loc, rowBase,
-                                                   k.constant(sb, loc, r)),
-                             kValue));
+        aValues.push_back(a.fragment
+                              ? a.fragment->load(sb, loc, r * kk + *kIndex)
+                              : readSharedOperand(k, sb, loc, a,
+                                                  arith::AddIOp::create(
+                                                      sb, loc, rowBase,
+                                                      k.constant(sb, loc, r)),
+                                                  kValue));
       for (int64_t cc = 0; cc < rn; ++cc)
         bValues.push_back(
-            b.fragment
-                ? loadFragmentSlot(sb, loc, *b.fragment, *kIndex * rn + cc)
-                : readSharedOperand(k, sb, loc, b, kValue,
+            b.fragment ? b.fragment->load(sb, loc, *kIndex * rn + cc)
+                       : readSharedOperand(
+                             k, sb, loc, b, kValue,
                              arith::AddIOp::create(sb, loc, colBase,
                                                    k.constant(sb, loc, cc))));
       for (int64_t r = 0; r < rm; ++r)
         for (int64_t cc = 0; cc < rn; ++cc) {
           int64_t slot = r * rn + cc;
-          storeFragmentSlot(sb, loc, c, slot,
+          c.store(sb, loc, slot,
                   buildMulAdd(sb, loc, aValues[r], bValues[cc],
-                              loadFragmentSlot(sb, loc, c, slot)));
+                              c.load(sb, loc, slot)));
         }
     };
     if (a.fragment || b.fragment) {

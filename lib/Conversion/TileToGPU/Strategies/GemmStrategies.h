@@ -27,11 +27,6 @@ struct GemmOperand {
   Type elementType;
 };
 
-/// Reads slot `slot` of a fragment; writes it.
-Value loadFragmentSlot(OpBuilder &b, Location loc, const FragmentStorage &f,
-                       int64_t slot);
-void storeFragmentSlot(OpBuilder &b, Location loc, const FragmentStorage &f,
-                       int64_t slot, Value v);
 /// Reads element (row, col) of op(X) from shared memory.
 Value readSharedOperand(const KernelContext &k, OpBuilder &b, Location loc,
                         const GemmOperand &x, Value row, Value col);

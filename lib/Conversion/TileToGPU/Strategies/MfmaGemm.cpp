@@ -102,15 +102,14 @@ private:
         int64_t base = (mi * plan.repeatsN + ni) * 4;
         SmallVector<Value> acc;
         for (int64_t j = 0; j < 4; ++j)
-          acc.push_back(loadFragmentSlot(b, loc, c, base + j));
+          acc.push_back(c.load(b, loc, base + j));
         Value accVec = vector::FromElementsOp::create(b, loc, accType, acc);
         Value d = amdgpu::MFMAOp::create(
             b, loc, accType, plan.atomM, plan.atomN, plan.atomK,
             /*blocks=*/1, aRegs[mi], bRegs[ni], accVec);
         for (int64_t j = 0; j < 4; ++j)
-          storeFragmentSlot(
-              b, loc, c, base + j,
-              vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{j}));
+          c.store(b, loc, base + j,
+                  vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{j}));
       }
   }
 
@@ -190,7 +189,7 @@ private:
     SmallVector<Value> elements;
     for (int64_t j = 0, e = getSlotExtent(atomLayout); j < e; ++j) {
       if (x.fragment) {
-        elements.push_back(loadFragmentSlot(b, loc, *x.fragment, slot + j));
+        elements.push_back(x.fragment->load(b, loc, slot + j));
         continue;
       }
       SmallVector<Value> rc = k.fragmentIndex(b, loc, atomLayout, j, lane);

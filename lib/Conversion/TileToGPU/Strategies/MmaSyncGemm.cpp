@@ -63,12 +63,12 @@ public:
           Type cType = c.type.getElementType();
           SmallVector<Value> acc;
           for (int64_t j = 0; j < 4; ++j)
-            acc.push_back(loadFragmentSlot(builder, loc, c, base + j));
+            acc.push_back(c.load(builder, loc, base + j));
           if (a.elementType.isBF16()) {
             SmallVector<Value> d =
                 bf16Mma(builder, loc, aRegs[mi], bRegs[ni], acc);
             for (int64_t j = 0; j < 4; ++j)
-              storeFragmentSlot(builder, loc, c, base + j, d[j]);
+              c.store(builder, loc, base + j, d[j]);
             continue;
           }
           Value cVec = vector::FromElementsOp::create(
@@ -78,7 +78,7 @@ public:
               ArrayRef<int64_t>{plan.atomM, plan.atomN, plan.atomK},
               /*tf32Enabled=*/a.elementType.isF32());
           for (int64_t j = 0; j < 4; ++j)
-            storeFragmentSlot(builder, loc, c, base + j,
+            c.store(builder, loc, base + j,
                     vector::ExtractOp::create(builder, loc, d,
                                               ArrayRef<int64_t>{j / 2, j % 2}));
         }
@@ -214,7 +214,7 @@ private:
     if (a.fragment) {
       int64_t base = (mi * plan.repeatsK + ki) * slots;
       for (int64_t j = 0; j < slots; ++j)
-        elements.push_back(loadFragmentSlot(builder, loc, *a.fragment, base + j));
+        elements.push_back(a.fragment->load(builder, loc, base + j));
     } else {
       Value row0 = arith::AddIOp::create(
           builder, loc, rowBase, k.constant(builder, loc, mi * plan.atomM));
@@ -255,7 +255,7 @@ private:
     if (b.fragment) {
       int64_t base = (ki * plan.repeatsN + ni) * slots;
       for (int64_t j = 0; j < slots; ++j)
-        elements.push_back(loadFragmentSlot(builder, loc, *b.fragment, base + j));
+        elements.push_back(b.fragment->load(builder, loc, base + j));
     } else {
       Value col0 = arith::AddIOp::create(
           builder, loc, colBase, k.constant(builder, loc, ni * plan.atomN));

@@ -89,8 +89,8 @@ static Value packSlots(OpBuilder &b, Location loc,
   auto wordType = VectorType::get({1}, b.getI32Type());
   Value pair = vector::FromElementsOp::create(
       b, loc, pairType,
-      ValueRange{loadFragmentSlot(b, loc, fragment, first),
-                 loadFragmentSlot(b, loc, fragment, first + 1)});
+      ValueRange{fragment.load(b, loc, first),
+                 fragment.load(b, loc, first + 1)});
   Value word = vector::BitCastOp::create(b, loc, wordType, pair);
   return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
 }
@@ -106,8 +106,8 @@ static void unpackSlots(OpBuilder &b, Location loc,
       vector::FromElementsOp::create(
           b, loc, VectorType::get({1}, b.getI32Type()), ValueRange{word}));
   for (int64_t i = 0; i < 2; ++i)
-    storeFragmentSlot(
-        b, loc, fragment, first + i,
+    fragment.store(
+        b, loc, first + i,
         vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{i}));
 }
 
@@ -308,13 +308,13 @@ LogicalResult WgmmaLowering::run() {
   // Register r of instruction tile t: slot(s) of C it holds.
   auto loadRegister = [&](int64_t t, int64_t r) {
     return half ? packSlots(b, loc, c, t * slots + 2 * r)
-                : loadFragmentSlot(b, loc, c, t * slots + r);
+                : c.load(b, loc, t * slots + r);
   };
   auto storeRegister = [&](int64_t t, int64_t r, Value value) {
     if (half)
       unpackSlots(b, loc, c, t * slots + 2 * r, value);
     else
-      storeFragmentSlot(b, loc, c, t * slots + r, value);
+      c.store(b, loc, t * slots + r, value);
   };
 
   Value group = arith::DivUIOp::create(b, loc, k.threadId,
@@ -419,9 +419,9 @@ void mlir::tile::gpu_lowering::waitForWgmma(OpBuilder &b, Location loc,
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
   SmallVector<Value> values;
   for (int64_t s = 0, e = getSlotExtent(c.layout); s < e; ++s)
-    values.push_back(loadFragmentSlot(b, loc, c, s));
+    values.push_back(c.load(b, loc, s));
   for (auto [s, value] : llvm::enumerate(fenceRegisters(b, loc, values)))
-    storeFragmentSlot(b, loc, c, s, value);
+    c.store(b, loc, s, value);
 }
 
 LogicalResult mlir::tile::gpu_lowering::emitWgmmaGemm(
