@@ -185,8 +185,9 @@ void copyMemory(const KernelContext &k, OpBuilder &b, Location loc,
 
 } // namespace
 
-int64_t mlir::tile::gpu_lowering::getCopyScratchBytes(const KernelPlan &plan,
-                                                      CopyOp op) {
+/// Bytes of shared scratch a copy between fragments needs whose threads
+/// exchange elements across warps (0: none).
+static int64_t getCopyScratchBytes(const KernelPlan &plan, CopyOp op) {
   auto transfer = plan.transfers.find(op);
   if (transfer == plan.transfers.end() ||
       transfer->second.kind != TransferKind::SharedMemory)
@@ -195,8 +196,10 @@ int64_t mlir::tile::gpu_lowering::getCopyScratchBytes(const KernelPlan &plan,
   return scratch.stageElements * elementBytes(scratch.type.getElementType());
 }
 
-int64_t mlir::tile::gpu_lowering::getStagedStoreBytes(const KernelPlan &plan,
-                                                      CopyOp op) {
+/// Bytes of shared scratch through which a fragment-to-global copy would
+/// store whole 16-byte vectors instead of its threads' narrower runs (0: no
+/// gain). Optional: planned only in memory the block needs anyway.
+static int64_t getStagedStoreBytes(const KernelPlan &plan, CopyOp op) {
   Value src = op.getSource(), dst = op.getDest();
   if (!plan.target.isNVIDIA() || !plan.fragments.count(src) ||
       plan.fragments.count(dst) || plan.shared.count(dst))

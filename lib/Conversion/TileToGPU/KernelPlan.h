@@ -170,14 +170,6 @@ private:
 /// the block id that differs within a pair, nor do the loop's bounds).
 void planWarpSpecialization(KernelPlan &plan, KernelOp kernel);
 
-/// Copies.cpp: bytes of shared scratch a copy between fragments needs
-/// whose threads exchange elements across warps (0: none).
-int64_t getCopyScratchBytes(const KernelPlan &plan, CopyOp op);
-/// Copies.cpp: bytes of shared scratch through which a fragment-to-global
-/// copy would store whole 16-byte vectors instead of its threads' narrower
-/// runs (0: no gain). Optional: planned only in memory the block needs
-/// anyway.
-int64_t getStagedStoreBytes(const KernelPlan &plan, CopyOp op);
 /// TensorMaps.cpp: whether `copy`'s staged store (a fragment into a
 /// global tensor through shared scratch) goes out by TMA: with `tma-store`
 /// (sm_90a's default), in a persistent kernel, a 2-d tensor from outside
