@@ -19,7 +19,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -301,10 +300,7 @@ static LogicalResult lowerCopy(const KernelContext &k,
     if (tmaStore) {
       // The copy engine reads what the threads wrote: fenced into the
       // async proxy before the barrier.
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
+      k.codegen.fenceSharedForAsyncProxy(b, loc);
       k.barrier(b, loc);
       SmallVector<Value> origin =
           llvm::map_to_vector(op.getMixedOffsets(), [&](OpFoldResult offset) {

@@ -8,7 +8,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 
@@ -119,21 +118,12 @@ void KernelContext::barrier(OpBuilder &b, Location loc) const {
     return;
   }
   // Barrier 0 is the whole block's; the producer warpgroup never joins.
-  auto i32 = [&](int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-  };
-  Value id = i32(1);
-  Value count = i32(threads);
-  NVVM::BarrierOp::create(b, loc, TypeRange{}, id, count,
-                          /*reductionOp=*/{}, /*reductionPredicate=*/Value());
+  codegen.namedBarrier(b, loc, /*id=*/1, threads);
 }
 
 void KernelContext::publishShared(OpBuilder &b, Location loc) const {
   if (plan.asyncProxyUsesShared)
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    codegen.fenceSharedForAsyncProxy(b, loc);
   barrier(b, loc);
 }
 

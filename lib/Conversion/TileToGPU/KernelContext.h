@@ -21,6 +21,7 @@
 #include "GpuLowering.h"
 #include "KernelPlan.h"
 #include "LayoutCodegen.h"
+#include "TargetCodegen.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -100,10 +101,13 @@ struct LoweringScope {
 class KernelContext {
 public:
   explicit KernelContext(const KernelPlan &plan)
-      : plan(plan), target(plan.target), threads(plan.threads) {}
+      : plan(plan), target(plan.target),
+        codegen(TargetCodegen::get(plan.target)), threads(plan.threads) {}
 
   const KernelPlan &plan;
   const TargetInfo &target;
+  /// The vendor's side of the code (named barriers, fences, ...).
+  const TargetCodegen &codegen;
   int64_t threads;
   /// The thread's id (index) as the kernel's code uses it: gpu.thread_id x
   /// (`launchThreadId`), or in a persistent kernel on NVIDIA a read of it

@@ -71,15 +71,8 @@ SmallVector<Value> openTileLoop(OpBuilder &b, Location loc, KernelContext &k,
   SmallVector<Value> ids =
       getBlockIdsOfLinear(b, loc, tileLoop.getInductionVar(), gridSizes,
                           kernel.getRasterAttr());
-  if (k.target.isNVIDIA()) {
-    Value tid = LLVM::InlineAsmOp::create(
-                    b, loc, b.getI32Type(), ValueRange(), "mov.u32 $0, %tid.x;",
-                    "=r", /*has_side_effects=*/true, /*is_align_stack=*/false,
-                    LLVM::tailcallkind::TailCallKind::None,
-                    LLVM::AsmDialectAttr(), ArrayAttr())
-                    .getResult(0);
-    k.threadId = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tid);
-  }
+  if (Value tid = k.codegen.rereadThreadId(b, loc))
+    k.threadId = tid;
   return ids;
 }
 

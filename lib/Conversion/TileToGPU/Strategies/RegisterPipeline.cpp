@@ -29,7 +29,6 @@
 
 #include "PipelineStrategies.h"
 
-#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -40,23 +39,6 @@ using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {
-
-/// i1: `memref`'s extent (the largest size x stride, in bytes, as a buffer
-/// resource describes it) fits the signed 32-bit offsets of buffer loads.
-Value fitsBufferResource(OpBuilder &b, Value memref) {
-  Location loc = memref.getLoc();
-  auto type = cast<MemRefType>(memref.getType());
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  Value extent = arith::ConstantIndexOp::create(b, loc, 0);
-  for (auto [size, stride] :
-       llvm::zip(metadata.getSizes(), metadata.getStrides()))
-    extent = arith::MaxUIOp::create(
-        b, loc, extent, arith::MulIOp::create(b, loc, size, stride));
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, extent,
-      arith::ConstantIndexOp::create(b, loc, (int64_t(1) << 31) / bytes));
-}
 
 class RegisterPipelineBuilder {
 public:
@@ -115,14 +97,8 @@ SmallVector<Value> RegisterPipelineBuilder::load(OpBuilder &b,
     // reads past its end return zeros: an empty chunk reads at row
     // dim(0), past the end, and needs no mask. A resource's extent and
     // offsets are 32-bit: larger tensors (`fits` false) load as elsewhere.
-    Value buffer, fits;
-    if (k.target.isAMD()) {
-      buffer = amdgpu::FatRawBufferCastOp::create(
-          b, loc, global, /*validBytes=*/Value(),
-          /*cacheSwizzleStride=*/Value(), /*boundsCheck=*/true,
-          /*resetOffset=*/true);
-      fits = fitsBufferResource(b, global);
-    }
+    Value fits;
+    Value buffer = k.codegen.getZeroFillingView(b, loc, global, fits);
     forEachChunk(
         k, b, loop, copy, iteration, stage, valid,
         [&](const ProducerChunk &chunk) {
@@ -239,14 +215,10 @@ LogicalResult RegisterPipelineBuilder::build(OpBuilder &b) {
   SmallVector<Value> chunks = load(b, ahead, valid);
   // The body goes here, between the loads and the stores.
   Operation *bodyEnd = arith::ConstantIndexOp::create(b, loc, 0);
-  // On AMD the scheduler would otherwise hoist the stores (and the wait for
-  // the loads they store) above the body's MFMAs when that saves registers,
-  // and the global loads' latency would no longer hide behind the body.
-  if (k.target.isAMD())
-    amdgpu::SchedBarrierOp::create(
-        b, loc,
-        amdgpu::sched_barrier_opt_enumAttr::get(b.getContext(),
-                                           amdgpu::sched_barrier_opt_enum::none));
+  // The scheduler may not hoist the stores (and the wait for the loads they
+  // store) above the body's MFMAs to save registers: the global loads'
+  // latency would no longer hide behind the body.
+  k.codegen.schedulingFence(b, loc);
   store(b, ahead, writeStage, chunks);
   k.publishShared(b, loc);
 
