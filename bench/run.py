@@ -107,6 +107,11 @@ class Bench:
                "--atol", str(tol[1]), f"--bench={runs}"]
         if entry:
             cmd += ["-e", entry]
+        # The lowering's policies to compare (tile-run's --warp-specialize,
+        # --tma-store, --tma-multicast).
+        for option in (self.args.codegen or "").split(","):
+            if option:
+                cmd.append(f"--{option}")
         for a in args:
             cmd += ["--arg", a]
         cmd += list(extra)
@@ -762,8 +767,12 @@ def main():
     parser.add_argument("--features",
                         help="comma list of target features for the GEMM "
                              "kernels (their module names the target), to "
-                             "compare strategies: e.g. without "
-                             "warp-specialize")
+                             "compare instruction families: e.g. without "
+                             "wgmma")
+    parser.add_argument("--codegen",
+                        help="comma list of the lowering's policies for "
+                             "tile-run, to compare strategies: e.g. "
+                             "warp-specialize=false,tma-multicast=true")
     parser.add_argument("--chip", default="sm_90a",
                         help="the chip --features is for (default sm_90a)")
     args = parser.parse_args()

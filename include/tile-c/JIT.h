@@ -125,10 +125,17 @@ typedef struct TileJitCompileOptions {
   unsigned optLevel;
   /* The disk cache directory; empty: no disk cache. */
   MlirStringRef cacheDir;
+  /* The GPU lowering's policies, where the chip has what each needs: TMA
+   * pipelines' copies in a producer warpgroup; persistent kernels' stores
+   * as TMA stores; cluster pairs sharing tiles by TMA multicast. */
+  bool warpSpecialize;
+  bool tmaStore;
+  bool tmaMulticast;
 } TileJitCompileOptions;
 
-/* optLevel 3 and the default cache directory ($TILE_CACHE_DIR, else
- * ~/.cache/tile; the string lives for the process). */
+/* optLevel 3, the default cache directory ($TILE_CACHE_DIR, else
+ * ~/.cache/tile; the string lives for the process), warpSpecialize and
+ * tmaStore on, tmaMulticast off. */
 MLIR_CAPI_EXPORTED TileJitCompileOptions tileJitCompileOptionsGetDefault(void);
 
 /* A compiler for `device`'s target and chip; it memoizes what it compiles. */

@@ -150,7 +150,10 @@ MlirLogicalResult tileJitDeviceSynchronize(TileJitDevice device) {
 
 TileJitCompileOptions tileJitCompileOptionsGetDefault(void) {
   static const std::string directory = jit::DiskCache::getDefaultDirectory();
-  return {3, mlirStringRefCreate(directory.data(), directory.size())};
+  jit::CompileOptions defaults;
+  return {3, mlirStringRefCreate(directory.data(), directory.size()),
+          defaults.codegen.warpSpecialize, defaults.codegen.tmaStore,
+          defaults.codegen.tmaMulticast};
 }
 
 TileJitCompiler tileJitCompilerCreate(TileJitDevice device,
@@ -163,6 +166,9 @@ TileJitCompiler tileJitCompilerCreate(TileJitDevice device,
   jit::CompileOptions compileOptions = d.getCompileOptions();
   compileOptions.optLevel = options.optLevel;
   compileOptions.cacheDir = unwrap(options.cacheDir).str();
+  compileOptions.codegen.warpSpecialize = options.warpSpecialize;
+  compileOptions.codegen.tmaStore = options.tmaStore;
+  compileOptions.codegen.tmaMulticast = options.tmaMulticast;
   // A device that cannot run code only compiles into the cache.
   compileOptions.initialize = d.canRun();
   return {new jit::Compiler(std::move(compileOptions), d.getRuntimeSymbols())};

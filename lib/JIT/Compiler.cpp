@@ -264,7 +264,10 @@ std::string Compiler::getKey(ModuleOp module) {
      << (hostMachine ? describeHostMachine(*hostMachine) : hostMachineError)
      << "\nopenmp=" << usesOpenMP(options);
   if (options.target == Target::NVIDIA)
-    os << "\nptxas=" << getPtxasVersion();
+    os << "\nptxas=" << getPtxasVersion()
+       << "\nwarp-specialize=" << options.codegen.warpSpecialize
+       << " tma-store=" << options.codegen.tmaStore
+       << " tma-multicast=" << options.codegen.tmaMulticast;
   return sha256Hex(text);
 }
 

@@ -36,6 +36,9 @@ LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
     TileToNVVMPipelineOptions nvvm;
     nvvm.chip = options.chip;
     nvvm.format = format.str();
+    nvvm.warpSpecialize = options.codegen.warpSpecialize;
+    nvvm.tmaStore = options.codegen.tmaStore;
+    nvvm.tmaMulticast = options.codegen.tmaMulticast;
     buildTileToNVVMPipeline(pm, nvvm);
     return success();
   }

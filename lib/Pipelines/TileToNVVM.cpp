@@ -90,7 +90,8 @@ StringRef mlir::tile::getCudaToolkitPath() {
 
 void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
                                        ArrayRef<std::string> instructions,
-                                       StringRef vendor) {
+                                       StringRef vendor,
+                                       const GpuCodegenOptions &codegen) {
   TileAttachTargetOptions tileTarget;
   tileTarget.chip = chip.str();
   tileTarget.vendor = vendor.str();
@@ -98,7 +99,11 @@ void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
   pm.addPass(createTileAttachTarget(tileTarget));
   pm.addPass(createTileSpecializeKernels());
   pm.addPass(createTileInferLayouts());
-  pm.addPass(createConvertTileToGPU());
+  ConvertTileToGPUOptions lowering;
+  lowering.warpSpecialize = codegen.warpSpecialize;
+  lowering.tmaStore = codegen.tmaStore;
+  lowering.tmaMulticast = codegen.tmaMulticast;
+  pm.addPass(createConvertTileToGPU(lowering));
   // Constants (and dims, compares, selects of them) the kernels use from
   // outside go into them, so that they stay constants there (loop bounds
   // and steps, a kernel's scale) instead of becoming kernel parameters;
@@ -113,7 +118,8 @@ void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
 
 void mlir::tile::buildTileToNVVMPipeline(
     OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
-  buildTileKernelsToGPU(pm, options.chip, options.instructions, "nvidia");
+  buildTileKernelsToGPU(pm, options.chip, options.instructions, "nvidia",
+                        options.getCodegenOptions());
 
   // The passes of upstream's gpu-lower-to-nvvm-pipeline, in its order, with
   // the toolkit given to gpu-module-to-binary (which upstream takes from

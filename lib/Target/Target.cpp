@@ -26,12 +26,6 @@ StringRef mlir::tile::getFeatureName(Feature feature) {
     return "wgmma";
   case Feature::Mfma:
     return "mfma";
-  case Feature::WarpSpecialize:
-    return "warp-specialize";
-  case Feature::TmaMulticast:
-    return "tma-multicast";
-  case Feature::TmaStore:
-    return "tma-store";
   }
   return "";
 }
@@ -104,16 +98,12 @@ FailureOr<TargetInfo> TargetInfo::parse(StringRef chip) {
       set(Feature::MmaSync);
     }
     // wgmma and setmaxnreg exist on sm_90a only (not sm_100a's successor).
-    // TMA pipelines (warp-specialized) are on by default where they have
-    // run (sm_90a, with wgmma consumers, on an H100); other sm_90+ targets
-    // may list `tma`. TMA stores apply to persistent kernels only (where
-    // they were measured to pay).
+    // TMA pipelines are on by default where they have run (sm_90a, with
+    // wgmma consumers, on an H100); other sm_90+ targets may list `tma`.
     if (version == 90 && archSpecific) {
       info.warpgroupSize = 128;
       set(Feature::Wgmma);
       set(Feature::Tma);
-      set(Feature::WarpSpecialize);
-      set(Feature::TmaStore);
     }
     return info;
   }
@@ -161,17 +151,22 @@ TargetInfo::get(StringRef chip, std::optional<ArrayRef<StringRef>> featureNames,
   for (StringRef name : *featureNames) {
     std::optional<Feature> feature = parseFeature(name);
     if (!feature) {
-      error = ("unknown feature '" + name +
-               "'; expected cp.async, ldmatrix, mma.sync, tma, wgmma, mfma, "
-               "warp-specialize, tma-multicast or tma-store")
-                  .str();
+      if (name == "warp-specialize" || name == "tma-store" ||
+          name == "tma-multicast")
+        error = ("'" + name +
+                 "' is not a feature of the chip but a code generation "
+                 "option: convert-tile-to-gpu's (and tile-to-nvvm's) " +
+                 name + "=true|false")
+                    .str();
+      else
+        error = ("unknown feature '" + name +
+                 "'; expected cp.async, ldmatrix, mma.sync, tma, wgmma or mfma")
+                    .str();
       return failure();
     }
-    // Opt-in: TMA on sm_90+; multicast across cluster pairs on sm_90a
-    // (measured slower than without on an H100, see docs/performance.md).
+    // Opt-in: TMA on sm_90+.
     bool mayList =
-        (*feature == Feature::Tma && info->isNVIDIA() && info->version >= 90) ||
-        (*feature == Feature::TmaMulticast && info->has(Feature::Wgmma));
+        *feature == Feature::Tma && info->isNVIDIA() && info->version >= 90;
     if (!info->has(*feature) && !mayList) {
       error = ("feature '" + name + "' does not exist on " + info->chip).str();
       return failure();

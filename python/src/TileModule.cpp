@@ -48,6 +48,7 @@ using namespace nb::literals;
 using namespace mlir;
 using namespace mlir::tile::python;
 namespace jit = mlir::tile::jit;
+using mlir::tile::GpuCodegenOptions;
 
 namespace {
 
@@ -190,13 +191,23 @@ struct CompileResult {
   bool ok() const { return executable != nullptr; }
 };
 
+/// GpuCodegenOptions from Python's keyword arguments.
+GpuCodegenOptions makeCodegenOptions(bool warpSpecialize, bool tmaStore,
+                                     bool tmaMulticast) {
+  GpuCodegenOptions codegen;
+  codegen.warpSpecialize = warpSpecialize;
+  codegen.tmaStore = tmaStore;
+  codegen.tmaMulticast = tmaMulticast;
+  return codegen;
+}
+
 /// Compiles IR text for one target. A pool of jit::Compilers (each compiles
 /// one module at a time) lets several threads compile at once; they share
 /// the disk cache.
 class Compiler {
 public:
   Compiler(const std::string &target, std::string chip, unsigned optLevel,
-           std::string cacheDir)
+           std::string cacheDir, GpuCodegenOptions codegen)
       : device(requireDevice(parseTarget(target))) {
     if (optLevel > 3)
       throw nb::value_error("opt_level must be 0 to 3");
@@ -205,6 +216,7 @@ public:
       options.chip = std::move(chip);
     options.optLevel = optLevel;
     options.cacheDir = std::move(cacheDir);
+    options.codegen = codegen;
     runtimeSymbols = device.getRuntimeSymbols();
   }
 
@@ -286,6 +298,7 @@ public:
   }
   const std::string &getChip() const { return options.chip; }
   const std::string &getCacheDir() const { return options.cacheDir; }
+  const GpuCodegenOptions &getCodegenOptions() const { return options.codegen; }
   jit::Target getJitTarget() const { return options.target; }
   jit::Device &getDevice() const { return device; }
 
@@ -495,10 +508,11 @@ void synchronize(const std::string &target) {
 /// the device code as text (PTX on CUDA, AMDGPU assembly on ROCm); empty on
 /// the CPU or when lowering failed (see the diagnostics).
 nb::tuple deviceSource(const std::string &ir, const std::string &target,
-                       const std::string &chip) {
+                       const std::string &chip, GpuCodegenOptions codegen) {
   jit::CompileOptions options;
   options.target = parseTarget(target);
   options.chip = chip;
+  options.codegen = codegen;
   std::unique_ptr<MLIRContext> context = makeContext();
   Collector collector(*context);
   std::string text;
@@ -540,8 +554,18 @@ NB_MODULE(_tile, m) {
       .def_ro("stages", &CompileResult::stages);
 
   nb::class_<Compiler>(m, "Compiler")
-      .def(nb::init<const std::string &, std::string, unsigned, std::string>(),
-           "target"_a, "chip"_a = "", "opt_level"_a = 3, "cache_dir"_a = "")
+      .def(
+          "__init__",
+          [](Compiler *self, const std::string &target, std::string chip,
+             unsigned optLevel, std::string cacheDir, bool warpSpecialize,
+             bool tmaStore, bool tmaMulticast) {
+            new (self) Compiler(
+                target, std::move(chip), optLevel, std::move(cacheDir),
+                makeCodegenOptions(warpSpecialize, tmaStore, tmaMulticast));
+          },
+          "target"_a, "chip"_a = "", "opt_level"_a = 3, "cache_dir"_a = "",
+          "warp_specialize"_a = true, "tma_store"_a = true,
+          "tma_multicast"_a = false)
       .def(
           "compile",
           [](Compiler &self, const std::string &ir, const std::string &entry) {
@@ -549,12 +573,20 @@ NB_MODULE(_tile, m) {
             return self.compile(ir, entry);
           },
           "ir"_a, "entry"_a)
-      .def("compile_many", &Compiler::compileMany, "modules"_a,
-           "num_workers"_a, "progress"_a = nb::none())
+      .def("compile_many", &Compiler::compileMany, "modules"_a, "num_workers"_a,
+           "progress"_a = nb::none())
       .def("key", &Compiler::getKey, "ir"_a)
       .def_prop_ro("target", &Compiler::getTarget)
       .def_prop_ro("chip", &Compiler::getChip)
-      .def_prop_ro("cache_dir", &Compiler::getCacheDir);
+      .def_prop_ro("cache_dir", &Compiler::getCacheDir)
+      .def_prop_ro("codegen", [](const Compiler &self) {
+        const GpuCodegenOptions &codegen = self.getCodegenOptions();
+        nb::dict options;
+        options["warp_specialize"] = codegen.warpSpecialize;
+        options["tma_store"] = codegen.tmaStore;
+        options["tma_multicast"] = codegen.tmaMulticast;
+        return options;
+      });
 
   nb::class_<Kernel>(m, "Kernel")
       .def(
@@ -572,7 +604,18 @@ NB_MODULE(_tile, m) {
 
   m.def("cuda_device", &cudaDevice,
         "(info dict, '') for the CUDA device tile runs on, or (None, why)");
-  m.def("device_source", &deviceSource, "ir"_a, "target"_a, "chip"_a);
+  m.def(
+      "device_source",
+      [](const std::string &ir, const std::string &target,
+         const std::string &chip, bool warpSpecialize, bool tmaStore,
+         bool tmaMulticast) {
+        return deviceSource(
+            ir, target, chip,
+            makeCodegenOptions(warpSpecialize, tmaStore, tmaMulticast));
+      },
+      "ir"_a, "target"_a, "chip"_a, "warp_specialize"_a = true,
+      "tma_store"_a = true, "tma_multicast"_a = false,
+      "The device code (PTX, AMDGPU assembly) of `ir`, with the diagnostics");
   m.def("synchronize", &synchronize, "target"_a);
   m.def(
       "set_current_stream",

@@ -298,17 +298,35 @@ def test_feature_keys_restrict_the_gpu_target():
     assert env.restrict_target(ir, "cuda", "sm_90a", {}) == ir
     assert env.restrict_target(ir, "cuda", "sm_90a", {K.TL_DISABLE_WARP_SPECIALIZED: False}) == ir
     assert env.restrict_target(ir, "cpu", "", {K.TL_DISABLE_TMA_LOWER: True}) == ir
-    got = env.restrict_target(ir, "cuda", "sm_90a", {K.TL_DISABLE_WARP_SPECIALIZED: True})
-    assert got.startswith('module attributes {tile.target = #tile.target<"sm_90a", features = '
-                          '["cp.async", "ldmatrix", "mma.sync", "tma", "wgmma", "tma-store"]>} {')
+    # Warp specialization is a policy of the lowering, not a feature.
+    assert env.restrict_target(ir, "cuda", "sm_90a", {K.TL_DISABLE_WARP_SPECIALIZED: True}) == ir
     got = env.restrict_target(ir, "cuda", "sm_90a", {K.TL_DISABLE_TMA_LOWER: True})
-    assert 'features = ["cp.async", "ldmatrix", "mma.sync", "wgmma"]' in got
+    assert got.startswith('module attributes {tile.target = #tile.target<"sm_90a", features = '
+                          '["cp.async", "ldmatrix", "mma.sync", "wgmma"]>} {')
     got = env.restrict_target(ir, "cuda", "sm_80", {K.TL_ENABLE_ASYNC_COPY: False})
     assert 'features = ["ldmatrix", "mma.sync"]' in got
     assert env.dropped_features({K.TL_DISABLE_WGMMA: True, K.TIR_USE_ASYNC_COPY: False}) == \
         ["cp.async", "wgmma"]
     assert env.default_features("gfx942") == ["mfma"] and env.default_features("host") == []
+    assert env.default_features("sm_90a") == ["cp.async", "ldmatrix", "mma.sync", "tma", "wgmma"]
 
+
+def test_codegen_keys_set_the_lowerings_policies():
+    """tl.disable_warp_specialized and tile's own keys (warp_specialize,
+    tma_store, tma_multicast) become the compiler's codegen options, which
+    are part of the compiler's identity and of the cache key."""
+    K = tile.PassConfigKey
+    defaults = {"warp_specialize": True, "tma_store": True, "tma_multicast": False}
+    assert env.codegen_options({}) == defaults
+    assert env.codegen_options({K.TL_DISABLE_WARP_SPECIALIZED: True}) == \
+        {**defaults, "warp_specialize": False}
+    assert env.codegen_options({K.TL_DISABLE_WARP_SPECIALIZED: False}) == defaults
+    assert env.codegen_options({"tma_multicast": True, "tma_store": False}) == \
+        {"warp_specialize": True, "tma_store": False, "tma_multicast": True}
+    a = env.get_compiler("cpu", "", 3)
+    b = env.get_compiler("cpu", "", 3, {"warp_specialize": False})
+    assert a is not b and a is env.get_compiler("cpu", "", 3, defaults)
+    assert a.codegen == defaults and b.codegen == {**defaults, "warp_specialize": False}
 
 @pytest.mark.parametrize("configs,present,absent", [
     ({}, ["wgmma.mma_async", "cp.async.bulk.tensor", "setmaxnreg"], ["mma.sync"]),
@@ -323,7 +341,7 @@ def test_feature_keys_change_the_ptx(configs, present, absent):
     from tile._ext import ext
     pf = gemm_nt.get_ir(256, 256, 256, block_M=128, block_N=128, block_K=32, num_stages=3)
     ir = env.restrict_target(pf.ir, "cuda", "sm_90a", configs)
-    ptx, diags = ext.device_source(ir, "cuda", "sm_90a")
+    ptx, diags = ext.device_source(ir, "cuda", "sm_90a", **env.codegen_options(configs))
     if not ptx and not configs:
         pytest.skip(f"this build does not lower to PTX ({[d.message for d in diags][:1]})")
     assert ptx, [d.message for d in diags]

@@ -404,7 +404,9 @@ def _key_parts(func_source, call_key, configs, compile_args, profile, target, pa
     from . import __version__
     resolved = env.resolve_target(target)
     chip = env.compiler_options(resolved, pass_configs)[0]
+    codegen = env.codegen_options(pass_configs)
     return [func_source, repr(call_key), repr(configs), repr(compile_args), resolved, chip,
+            repr(sorted(codegen.items())),
             __version__, _source(profile.ref_prog), _source(profile.supply_prog),
             _source(profile.manual_check_prog),
             repr((profile.supply_type, profile.rtol, profile.atol, profile.max_mismatched_ratio,

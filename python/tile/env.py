@@ -157,15 +157,24 @@ def resolve_target(target=None) -> str:
 # math functions fastmath<afn> (values.with_fast_math).
 FAST_MATH_CONFIG = "tl.enable_fast_math"
 
-# Keys that take instruction families or strategies out of a GPU target:
-# key -> (the features of the chip's `#tile.target` left out, the value
-# that leaves them out). docs/dialect.md (Targets) describes the features.
+# Keys that take instruction families out of a GPU target: key -> (the
+# features of the chip's `#tile.target` left out, the value that leaves
+# them out). docs/dialect.md (Targets) describes the features.
 FEATURE_CONFIGS = {
-    "tl.disable_warp_specialized": (("warp-specialize",), True),
-    "tl.disable_tma_lower": (("tma", "warp-specialize", "tma-store", "tma-multicast"), True),
+    "tl.disable_tma_lower": (("tma",), True),
     "tl.disable_wgmma": (("wgmma",), True),
     "tl.enable_async_copy": (("cp.async",), False),
     "tirx.use_async_copy": (("cp.async",), False),
+}
+
+# The GPU lowering's policies (convert-tile-to-gpu's options, the compiler's
+# `codegen`), with their defaults; each is also a key of tile's own.
+CODEGEN_DEFAULTS = {"warp_specialize": True, "tma_store": True, "tma_multicast": False}
+
+# TileLang's keys that set a policy: key -> (the policy, the value of the key
+# that turns the policy off).
+CODEGEN_CONFIGS = {
+    "tl.disable_warp_specialized": ("warp_specialize", True),
 }
 
 # Keys that write the kernel's code to a directory (tile IR, and PTX on CUDA:
@@ -173,9 +182,10 @@ FEATURE_CONFIGS = {
 DUMP_CONFIGS = ("cuda.kernels_output_dir", "tl.dump_ir_path", "tl.enable_dump_ir")
 
 # tile's own keys.
-TILE_CONFIGS = ("opt_level", "chip")
+TILE_CONFIGS = ("opt_level", "chip", *CODEGEN_DEFAULTS)
 
-_KNOWN_CONFIGS = {FAST_MATH_CONFIG, *FEATURE_CONFIGS, *DUMP_CONFIGS, *TILE_CONFIGS}
+_KNOWN_CONFIGS = {FAST_MATH_CONFIG, *FEATURE_CONFIGS, *CODEGEN_CONFIGS, *DUMP_CONFIGS,
+                  *TILE_CONFIGS}
 
 
 def normalize_pass_configs(pass_configs=None) -> dict:
@@ -203,6 +213,21 @@ def dropped_features(pass_configs=None):
         if spec is not None and value is not None and bool(value) == spec[1]:
             drop.update(spec[0])
     return sorted(drop)
+
+
+def codegen_options(pass_configs=None):
+    """The GPU lowering's policies pass_configs choose (a dict of
+    warp_specialize, tma_store, tma_multicast): tile's own keys of those
+    names, TileLang's tl.disable_warp_specialized."""
+    configs = normalize_pass_configs(pass_configs)
+    options = dict(CODEGEN_DEFAULTS)
+    for key, (policy, off) in CODEGEN_CONFIGS.items():
+        if configs.get(key) is not None and bool(configs[key]) == off:
+            options[policy] = False
+    for policy in CODEGEN_DEFAULTS:
+        if configs.get(policy) is not None:
+            options[policy] = bool(configs[policy])
+    return options
 
 
 def dump_dir(pass_configs=None):
@@ -264,8 +289,9 @@ def compiler_options(target, pass_configs=None):
     for key in sorted(configs):
         if key not in _KNOWN_CONFIGS:
             note_once(_describe_ignored(key))
-        elif target == "cpu" and key in FEATURE_CONFIGS and \
-                configs[key] is not None and bool(configs[key]) == FEATURE_CONFIGS[key][1]:
+        elif target == "cpu" and key in {**FEATURE_CONFIGS, **CODEGEN_CONFIGS} and \
+                configs[key] is not None and \
+                bool(configs[key]) == {**FEATURE_CONFIGS, **CODEGEN_CONFIGS}[key][1]:
             note_once(f"pass config '{key}' has no effect on the cpu target (it turns off "
                       "GPU instructions or strategies)")
     opt = int(configs.get("opt_level", 3))
@@ -283,12 +309,15 @@ def release_compilers():
         _compilers.clear()
 
 
-def get_compiler(target, chip="", opt_level=3):
-    key = (target, chip, opt_level, cache_dir())
+def get_compiler(target, chip="", opt_level=3, codegen=None):
+    """The compiler for target and chip with these options (shared); codegen:
+    the GPU lowering's policies (codegen_options)."""
+    codegen = {**CODEGEN_DEFAULTS, **(codegen or {})}
+    key = (target, chip, opt_level, cache_dir(), tuple(sorted(codegen.items())))
     with _lock:
         c = _compilers.get(key)
         if c is None:
-            c = _compilers[key] = ext.Compiler(target, chip, opt_level, key[3])
+            c = _compilers[key] = ext.Compiler(target, chip, opt_level, key[3], **codegen)
         return c
 
 

@@ -268,7 +268,8 @@ class JITKernel:
         if kind == "ptx":
             if self.target != "cuda":
                 raise TileError("PTX exists for the cuda target only")
-            text, diags = ext.device_source(self.prim_func.ir, "cuda", self.compiler.chip)
+            text, diags = ext.device_source(self.prim_func.ir, "cuda", self.compiler.chip,
+                                            **self.compiler.codegen)
             if not text:
                 raise TileCompileError(diags, "lowering to PTX failed")
             return text
@@ -344,7 +345,7 @@ def build_kernels(funcs, out_idx=None, target=None, pass_configs=None, verbose=N
     ignore_error."""
     target = env.resolve_target(target)
     chip, opt = env.compiler_options(target, pass_configs)
-    compiler = env.get_compiler(target, chip, opt)
+    compiler = env.get_compiler(target, chip, opt, env.codegen_options(pass_configs))
     verbose = env.verbose(verbose)
     fast = env.fast_math(pass_configs)
     debug_root_path = debug_root_path or env.dump_dir(pass_configs)
@@ -363,7 +364,8 @@ def build_kernels(funcs, out_idx=None, target=None, pass_configs=None, verbose=N
         restricted = env.restrict_target(f.ir, target, compiler.chip, pass_configs)
         if restricted != f.ir:
             f = funcs[i] = f.with_ir(restricted)
-        key = (f.ir, f.name, compiler.target, compiler.chip, opt, compiler.cache_dir)
+        key = (f.ir, f.name, compiler.target, compiler.chip, opt, compiler.cache_dir,
+               tuple(sorted(compiler.codegen.items())))
         with _memo_lock:
             hit = _memo.get(key)
         if hit is not None:

@@ -86,11 +86,11 @@ HANDLED = {
         "True: approximable math (`T.exp`, `T.exp2`, `T.log`, `T.sqrt`, ...) is "
         "`fastmath<afn>` (on NVIDIA `T.exp2` is one `ex2.approx.ftz.f32`)",
     PassConfigKey.TL_DISABLE_WARP_SPECIALIZED:
-        "True: the target leaves out `warp-specialize` (TMA pipelines keep every "
-        "thread a consumer)",
+        "True: the lowering's `warp_specialize` option is off (TMA pipelines keep "
+        "every thread a consumer)",
     PassConfigKey.TL_DISABLE_TMA_LOWER:
-        "True: the target leaves out `tma`, `warp-specialize`, `tma-store` and "
-        "`tma-multicast` (copies are cp.async or plain vectorized ones)",
+        "True: the target leaves out `tma` (copies are cp.async or plain vectorized "
+        "ones; no warp specialization, TMA stores or multicast, which need it)",
     PassConfigKey.TL_DISABLE_WGMMA:
         "True: the target leaves out `wgmma` (GEMMs use mma.sync)",
     PassConfigKey.TL_ENABLE_ASYNC_COPY:

@@ -359,6 +359,10 @@ static void testJit(MlirContext ctx, const char *addPath,
   printf(", target %d\n", (int)tileJitDeviceGetTarget(device));
 
   TileJitCompileOptions options = tileJitCompileOptionsGetDefault();
+  // CHECK: defaults: O3, warp-specialize 1, tma-store 1, tma-multicast 0
+  printf("defaults: O%u, warp-specialize %d, tma-store %d, tma-multicast %d\n",
+         options.optLevel, options.warpSpecialize, options.tmaStore,
+         options.tmaMulticast);
   options.optLevel = 2;
   options.cacheDir = mlirStringRefCreateFromCString(cacheDir);
   TileJitCompiler compiler = tileJitCompilerCreate(device, options);

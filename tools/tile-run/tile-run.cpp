@@ -61,6 +61,20 @@ cl::opt<std::string> targetName("target",
 cl::opt<std::string> chipName("chip",
                               cl::desc("GPU chip (default: the detected one)"),
                               cl::cat(category));
+// The GPU lowering's policies (GpuCodegenOptions), where the chip has what
+// each needs.
+cl::opt<bool> warpSpecialize(
+    "warp-specialize",
+    cl::desc("TMA pipelines' copies in a producer warpgroup (default true)"),
+    cl::init(true), cl::cat(category));
+cl::opt<bool> tmaStore(
+    "tma-store",
+    cl::desc("Persistent kernels' stores as TMA stores (default true)"),
+    cl::init(true), cl::cat(category));
+cl::opt<bool> tmaMulticast(
+    "tma-multicast",
+    cl::desc("Cluster pairs share tiles by TMA multicast (default false)"),
+    cl::init(false), cl::cat(category));
 cl::list<std::string>
     argSpecs("arg",
              cl::desc("One per parameter: TYPE[:SHAPE]=INIT with INIT one of "
@@ -249,6 +263,9 @@ int main(int argc, char **argv) {
   jit::Device *device = selected->get();
   options.target = device->getTarget();
   options.chip = device->getChip();
+  options.codegen.warpSpecialize = warpSpecialize;
+  options.codegen.tmaStore = tmaStore;
+  options.codegen.tmaMulticast = tmaMulticast;
 
   // Parse.
   auto start = std::chrono::steady_clock::now();

@@ -47,7 +47,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
   let description = [{
     Expects every fragment and tile.parallel to have a layout
     (tile-infer-layouts) and the module a GPU target (`tile.target`, see
-    tile-attach-target), whose features choose the strategies. Rewrites every `tile.kernel` into a `gpu.launch`
+    tile-attach-target), whose features choose the strategies, among which
+    the options below choose. Rewrites every `tile.kernel` into a `gpu.launch`
     of `threads` threads whose code each thread runs:
     - fragments become per-thread arrays indexed by static slot numbers
       (promoted to registers by LLVM); shared buffers become views into one
@@ -67,6 +68,17 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
       blocks (the host asks the runtime's `tileGpuMultiprocessorCount`),
       each walking the grid's tiles in a loop.
   }];
+  let options = [
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
+           "A TMA pipeline's copies issued by a producer warpgroup of their "
+           "own (where the target has tma and warpgroups: sm_90a)">,
+    Option<"tmaStore", "tma-store", "bool", /*default=*/"true",
+           "A persistent kernel's fragment stores to global tensors as TMA "
+           "bulk tensor stores (where the target has tma)">,
+    Option<"tmaMulticast", "tma-multicast", "bool", /*default=*/"false",
+           "Blocks paired in clusters of 2 share their tiles by TMA "
+           "multicast (with warp specialization)">,
+  ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

@@ -17,6 +17,7 @@
 #ifndef TILE_JIT_COMPILER_H
 #define TILE_JIT_COMPILER_H
 
+#include "tile/Conversion/TileToGPU/GpuCodegenOptions.h"
 #include "tile/JIT/Cache.h"
 #include "tile/JIT/Signature.h"
 #include "tile/Target/Target.h"
@@ -52,6 +53,9 @@ struct CompileOptions {
   Target target = Target::CPU;
   /// The GPU chip (sm_80, sm_90a, gfx942); ignored on the CPU.
   std::string chip;
+  /// Which strategies the GPU lowering builds among those the chip has
+  /// (warp specialization, TMA stores, TMA multicast).
+  GpuCodegenOptions codegen;
   /// LLVM optimization level of the host code (0-3).
   unsigned optLevel = 3;
   /// The CPU the host code is compiled for: empty for $TILE_CPU, else this

@@ -13,6 +13,8 @@
 #ifndef TILE_PIPELINES_PIPELINES_H
 #define TILE_PIPELINES_PIPELINES_H
 
+#include "tile/Conversion/TileToGPU/GpuCodegenOptions.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -29,6 +31,21 @@ struct TileToNVVMPipelineOptions
       llvm::cl::desc("Instruction families kernels may use (default: all "
                      "the chip has): cp.async, ldmatrix, mma.sync, tma, "
                      "wgmma")};
+  PassOptions::Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("TMA pipelines' copies in a producer warpgroup "
+                     "(GpuCodegenOptions)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> tmaStore{
+      *this, "tma-store",
+      llvm::cl::desc("Persistent kernels' stores as TMA stores "
+                     "(GpuCodegenOptions)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> tmaMulticast{
+      *this, "tma-multicast",
+      llvm::cl::desc("Cluster pairs sharing tiles by TMA multicast "
+                     "(GpuCodegenOptions)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features, e.g. +ptx80"),
       llvm::cl::init("+ptx80")};
@@ -45,6 +62,15 @@ struct TileToNVVMPipelineOptions
       llvm::cl::desc("CUDA toolkit (libdevice, ptxas); default: "
                      "$CUDA_HOME, $CUDA_PATH, ptxas's on $PATH, "
                      "/usr/local/cuda, NVIDIA's wheels")};
+
+  /// The lowering's policies these options set.
+  GpuCodegenOptions getCodegenOptions() const {
+    GpuCodegenOptions codegen;
+    codegen.warpSpecialize = warpSpecialize;
+    codegen.tmaStore = tmaStore;
+    codegen.tmaMulticast = tmaMulticast;
+    return codegen;
+  }
 };
 
 /// The CUDA toolkit directory: of $CUDA_HOME, $CUDA_PATH, the parent of the
@@ -105,10 +131,11 @@ void buildTileToROCDLPipeline(OpPassManager &pm,
 
 /// The front both GPU pipelines share: attach the target (`chip`, from
 /// `vendor`, restricted to `instructions` when given), infer layouts, lower
-/// tile ops to per-thread gpu code, outline the kernels, clean up.
+/// tile ops to per-thread gpu code (with `codegen`'s policies), outline the
+/// kernels, clean up.
 void buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
-                           ArrayRef<std::string> instructions,
-                           StringRef vendor);
+                           ArrayRef<std::string> instructions, StringRef vendor,
+                           const GpuCodegenOptions &codegen = {});
 
 /// Arithmetic on f8 values as f32 arithmetic between conversions (upstream's
 /// arith-emulate-unsupported-floats), then the conversions as integer

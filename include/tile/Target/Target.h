@@ -43,23 +43,12 @@ enum class Feature : uint32_t {
   Wgmma = 1u << 4,
   /// CDNA matrix-core instructions (gfx908+).
   Mfma = 1u << 5,
-  /// A TMA pipeline's copies issued by a producer warpgroup of their own,
-  /// registers moved to the consumer warpgroups with setmaxnreg (sm_90a;
-  /// takes effect with `tma`).
-  WarpSpecialize = 1u << 6,
-  /// Pairs of blocks (clusters of 2 along the grid's x) share the tiles
-  /// both load: each loads half and TMA multicasts it to both (sm_90a,
-  /// opt-in; takes effect with `warp-specialize`).
-  TmaMulticast = 1u << 7,
-  /// In a persistent kernel, a fragment stored to a global tensor through
-  /// shared memory is written out by TMA bulk tensor stores, issued by one
-  /// thread and left in flight (sm_90a's default; takes effect with `tma`).
-  TmaStore = 1u << 8,
 };
-constexpr unsigned kNumFeatures = 9;
+constexpr unsigned kNumFeatures = 6;
 
-/// "cp.async", "ldmatrix", "mma.sync", "tma", "wgmma", "mfma",
-/// "warp-specialize", "tma-multicast", "tma-store".
+/// "cp.async", "ldmatrix", "mma.sync", "tma", "wgmma", "mfma". (Which
+/// strategies a compile builds from them, such as warp specialization, are
+/// the GPU lowering's options: GpuCodegenOptions.)
 StringRef getFeatureName(Feature feature);
 std::optional<Feature> parseFeature(StringRef name);
 

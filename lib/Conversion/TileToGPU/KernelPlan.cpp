@@ -16,11 +16,12 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-
 FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
-                                        const TargetInfo &target) {
+                                        const TargetInfo &target,
+                                        const GpuCodegenOptions &options) {
   KernelPlan plan;
   plan.target = target;
+  plan.options = options;
   plan.threads = kernel.getThreadsAttr().getInt();
   plan.persistent = kernel.getPersistent();
   if (failed(plan.planBuffers(kernel)) ||

@@ -19,6 +19,7 @@
 #ifndef TILE_LIB_CONVERSION_TILETOGPU_KERNELPLAN_H
 #define TILE_LIB_CONVERSION_TILETOGPU_KERNELPLAN_H
 
+#include "tile/Conversion/TileToGPU/GpuCodegenOptions.h"
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Transforms/GemmPlan.h"
 #include "tile/Layout/FragmentTransfer.h"
@@ -97,9 +98,12 @@ class KernelPlan {
 public:
   /// Plans `kernel` (whose fragments and loops have layouts) for `target`;
   /// fails with a diagnostic on the op that cannot be planned.
-  static FailureOr<KernelPlan> build(KernelOp kernel, const TargetInfo &target);
+  /// `options` choose among the strategies the target has.
+  static FailureOr<KernelPlan> build(KernelOp kernel, const TargetInfo &target,
+                                     const GpuCodegenOptions &options = {});
 
   TargetInfo target;
+  GpuCodegenOptions options;
   int64_t threads = 0;
   /// Layouts of the kernel's fragments (tile.fragment results).
   llvm::DenseMap<Value, Layout> fragments;

@@ -243,11 +243,9 @@ static void planDeferredGemm(const KernelPlan &plan, PipelinedOp loop,
 
 void mlir::tile::gpu_lowering::planWarpSpecialization(KernelPlan &plan,
                                                       KernelOp kernel) {
-  if (!plan.target.has(Feature::WarpSpecialize) ||
-      plan.target.warpgroupSize == 0 ||
+  if (!plan.options.warpSpecialize || plan.target.warpgroupSize == 0 ||
       plan.threads % plan.target.warpgroupSize != 0 ||
-      plan.threads + plan.getProducerThreads() >
-          plan.target.maxThreadsPerBlock)
+      plan.threads + plan.getProducerThreads() > plan.target.maxThreadsPerBlock)
     return;
   Operation *chosen = nullptr;
   for (auto &[op, pipeline] : plan.pipelines) {
@@ -271,9 +269,9 @@ void mlir::tile::gpu_lowering::planWarpSpecialization(KernelPlan &plan,
   // only (when the grid's x is even, which the host checks). Not for a
   // persistent kernel, whose blocks walk tiles on their own.
   RasterAttr raster = kernel.getRasterAttr();
-  if (!plan.target.has(Feature::TmaMulticast) || plan.persistent ||
-      (raster && (raster.getOrder() != RasterOrder::Row ||
-                  raster.getPanel() % 2 != 0)))
+  if (!plan.options.tmaMulticast || plan.persistent ||
+      (raster &&
+       (raster.getOrder() != RasterOrder::Row || raster.getPanel() % 2 != 0)))
     return;
   Value pairId = kernel.getBody().getArgument(0);
   if (dependsOn(kernel, {loop.getLower(), loop.getUpper(), loop.getStep()},

@@ -249,7 +249,8 @@ SmallVector<Operation *> allocateBuffers(OpBuilder &b, KernelContext &k,
 }
 
 struct KernelOpLowering : public OpRewritePattern<KernelOp> {
-  using OpRewritePattern::OpRewritePattern;
+  KernelOpLowering(MLIRContext *context, const GpuCodegenOptions &options)
+      : OpRewritePattern(context), options(options) {}
 
   LogicalResult matchAndRewrite(KernelOp kernel,
                                 PatternRewriter &rewriter) const override {
@@ -263,7 +264,7 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
       return kernel.emitOpError(
           "cannot be lowered: the tile ops' GPU lowering models are not "
           "registered (call mlir::tile::registerGpuLoweringModels)");
-    FailureOr<KernelPlan> plan = KernelPlan::build(kernel, *target);
+    FailureOr<KernelPlan> plan = KernelPlan::build(kernel, *target, options);
     if (failed(plan))
       return failure();
     KernelContext context(*plan);
@@ -292,6 +293,8 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     rewriter.eraseOp(kernel);
     return success();
   }
+
+  GpuCodegenOptions options;
 };
 
 struct ConvertTileToGPUPass
@@ -305,7 +308,11 @@ struct ConvertTileToGPUPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateTileToGPUPatterns(patterns);
+    GpuCodegenOptions options;
+    options.warpSpecialize = warpSpecialize;
+    options.tmaStore = tmaStore;
+    options.tmaMulticast = tmaMulticast;
+    populateTileToGPUPatterns(patterns, options);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     // A kernel that is left failed with a diagnostic.
     if (getOperation()->walk([](KernelOp) { return WalkResult::interrupt(); })
@@ -316,6 +323,7 @@ struct ConvertTileToGPUPass
 
 } // namespace
 
-void mlir::tile::populateTileToGPUPatterns(RewritePatternSet &patterns) {
-  patterns.add<KernelOpLowering>(patterns.getContext());
+void mlir::tile::populateTileToGPUPatterns(RewritePatternSet &patterns,
+                                           const GpuCodegenOptions &options) {
+  patterns.add<KernelOpLowering>(patterns.getContext(), options);
 }

@@ -1,6 +1,6 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target=chip=sm_90a --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=NOWS
-// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma,warp-specialize,tma-multicast" --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=MULTICAST
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu="warp-specialize=false tma-store=false" --canonicalize --cse | FileCheck %s --check-prefix=NOWS
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu="tma-store=false tma-multicast=true" --canonicalize --cse | FileCheck %s --check-prefix=MULTICAST
 
 // A kernel marked persistent: the host launches min(tiles,
 // multiprocessors) blocks along x (the runtime's count); each walks the

@@ -1,6 +1,6 @@
-// RUN: tile-opt %s --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu="warp-specialize=false tma-store=false" --canonicalize --cse | FileCheck %s
 
-// (Without warp-specialize among the features: the TMA version that kernels
+// (With warp-specialize=false: the TMA version that kernels
 // not warp-specialized get, see warp-specialize.mlir.)
 // On sm_90a a pipelined GEMM loop gets a TMA version. The host encodes one
 // tensor map per producer copy only when every tensor's rows are 16-byte

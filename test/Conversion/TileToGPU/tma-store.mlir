@@ -1,7 +1,7 @@
 // RUN: tile-opt %s --tile-attach-target=chip=sm_90a --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
-// RUN: tile-opt %s --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma,warp-specialize" --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=NOSTORE
+// RUN: tile-opt %s --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu="tma-store=false" --canonicalize --cse | FileCheck %s --check-prefix=NOSTORE
 
-// With `tma-store` (one of sm_90a's default features), a persistent
+// With `tma-store` (a codegen option, on by default), a persistent
 // kernel's fragment stored to a global tensor through shared memory is
 // written by bulk tensor stores: the threads write the tile into 128-byte
 // swizzled panels (64 f16 wide), fence it into the async proxy, meet at a

@@ -7,6 +7,8 @@
 #ifndef TILE_CONVERSION_TILETOGPU_TILETOGPU_H
 #define TILE_CONVERSION_TILETOGPU_TILETOGPU_H
 
+#include "tile/Conversion/TileToGPU/GpuCodegenOptions.h"
+
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
@@ -17,8 +19,10 @@ namespace mlir::tile {
 /// tile op of the body through the op's GPU lowering model. A kernel that
 /// cannot be lowered gets a diagnostic and stays (the pattern fails). The
 /// context needs the models (registerGpuLoweringModels; convert-tile-to-gpu
-/// registers them itself).
-void populateTileToGPUPatterns(RewritePatternSet &patterns);
+/// registers them itself). `options` choose among the strategies the target
+/// has.
+void populateTileToGPUPatterns(RewritePatternSet &patterns,
+                               const GpuCodegenOptions &options = {});
 
 /// Attaches to the tile ops the models through which they are planned and
 /// lowered to per-thread GPU code (GpuLoweringOpInterface, internal to the

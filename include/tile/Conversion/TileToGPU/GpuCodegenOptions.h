@@ -1,0 +1,44 @@
+//===- GpuCodegenOptions.h - Policies of the GPU lowering -------*- C++ -*-===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What the GPU lowering chooses to do among what the chip can: a target
+// (tile/Target/Target.h) says which instruction families exist; these
+// options say which strategies built from them a compile uses. They are
+// convert-tile-to-gpu's options (and tile-to-nvvm's, the JIT's
+// CompileOptions::codegen, tile-run's flags); each takes effect only where
+// the target has what it needs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_CONVERSION_TILETOGPU_GPUCODEGENOPTIONS_H
+#define TILE_CONVERSION_TILETOGPU_GPUCODEGENOPTIONS_H
+
+namespace mlir::tile {
+
+struct GpuCodegenOptions {
+  /// A TMA pipeline's copies are issued by a producer warpgroup of its own,
+  /// registers moved to the consumer warpgroups with setmaxnreg (needs
+  /// `tma` and warpgroups: sm_90a). Off: every thread is a consumer.
+  bool warpSpecialize = true;
+  /// In a persistent kernel, a fragment stored to a global tensor through
+  /// shared memory is written out by TMA bulk tensor stores, issued by one
+  /// thread and left in flight (needs `tma`).
+  bool tmaStore = true;
+  /// Pairs of blocks (clusters of 2 along the grid's x) share the tiles
+  /// both load: each loads half and TMA multicasts it to both (takes
+  /// effect with warp specialization; measured slower than without on an
+  /// H100, docs/performance.md, hence off).
+  bool tmaMulticast = false;
+
+  bool operator==(const GpuCodegenOptions &other) const {
+    return warpSpecialize == other.warpSpecialize &&
+           tmaStore == other.tmaStore && tmaMulticast == other.tmaMulticast;
+  }
+};
+
+} // namespace mlir::tile
+
+#endif // TILE_CONVERSION_TILETOGPU_GPUCODEGENOPTIONS_H
