@@ -35,6 +35,28 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileWidenKernels : Pass<"tile-widen-kernels"> {
+  let summary = "give a kernel whose fragments would spill more threads";
+  let description = [{
+    A tile kernel names no thread: `threads(N)` says how many threads share
+    its tiles, and the compiler divides every op's work over them. Where
+    the kernel's fragments need more 32-bit registers per thread than
+    three quarters of what the target gives a thread (each fragment's bits
+    spread evenly over the threads), the registers spill (TileLang's
+    128 x 128 attention at 128 threads: 255 registers and a kilobyte of
+    spills per thread, docs/performance.md). This pass doubles the kernel's
+    threads until they fit, up to `max-threads`. Kernels of whole warps
+    only: a count that is not a multiple of the warp size, and kernels whose fragments
+    or parallel loops carry a layout written by the user (which fixes the
+    threads) keep theirs, as does every kernel on the CPU target. Run
+    before tile-infer-layouts.
+  }];
+  let options = [
+    Option<"maxThreads", "max-threads", "int64_t", /*default=*/"256",
+           "The most threads a kernel is widened to (0: none is widened)">,
+  ];
+}
+
 def TileSpecializeKernels : Pass<"tile-specialize-kernels"> {
   let summary = "launch a kernel marked specialize as one variant per "
                 "value of the i1 values it takes from outside";
