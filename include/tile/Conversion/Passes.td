@@ -182,8 +182,15 @@ def CheckROCDLLibraryCalls
     or `__ockl_*` function (a math op on the AMD path other than those
     tile-math-to-rocdl-intrinsics handles) would link into a code object
     with an undefined symbol; this pass makes it an error naming the
-    function instead.
+    function instead. The hostcall printf that `tile.print` lowers to
+    (`__ockl_printf_*`) is let through with `device-library`, which the
+    tile-to-rocdl pipeline sets when the ROCm toolkit it found has the
+    device library (`amdgcn/bitcode`), which gpu-module-to-binary links.
   }];
+  let options = [
+    Option<"deviceLibrary", "device-library", "bool", /*default=*/"false",
+           "ROCm's device library is linked: allow its hostcall printf">,
+  ];
 }
 
 #endif // TILE_CONVERSION_PASSES_TD
