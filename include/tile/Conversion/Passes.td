@@ -21,8 +21,10 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
     tile op becomes an `scf` loop nest with the GPU path's boundary
     semantics: a read outside a global tensor gives the pad value (0 unless
     given), a write outside it is dropped. `tile.pipelined` becomes a plain
-    `scf.for`; `tile.atomic_add` uses `memref.atomic_rmw`. Leaves no tile op
-    behind.
+    `scf.for`; `tile.atomic_add` uses `memref.atomic_rmw`; `tile.print` calls
+    the C library's `printf` (`llvm.call`, then `fflush(NULL)`), once per
+    thread of the block where every thread prints on a GPU. Leaves no tile
+    op behind.
 
     With `openmp`, the loop over blocks is an OpenMP worksharing loop
     (`omp.wsloop`, dynamic schedule, one block at a time) inside an
@@ -36,6 +38,7 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::omp::OpenMPDialect",
