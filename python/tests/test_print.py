@@ -1,7 +1,8 @@
 """T.print, TileLang's debug print: the lines a kernel prints (C-level
 printf on the CPU target, captured from file descriptor 1) against NumPy,
 TileLang's default messages and buffer names, the printing thread that
-warp_group_id / warp_id select, and the misuses as located errors."""
+warp_group_id / warp_id select, prints in T.Parallel bodies, and the misuses
+as located errors."""
 
 import os
 import re
@@ -146,10 +147,29 @@ def test_print_misuses_are_located_errors():
             with T.Kernel(1) as _:
                 T.print(X[0:4])
 
-    with raises_at(r"T.print cannot be used inside a T.Parallel body"):
+    with raises_at(r"T.print of a buffer cannot be used inside a T.Parallel body"):
         @T.prim_func
         def k4(X: T.Tensor((8,), T.float32)):
             with T.Kernel(1) as _:
                 f = T.alloc_fragment((8,), T.float32)
                 for i in T.Parallel(8):
-                    T.print(f[i])
+                    T.print(f)
+
+
+def test_print_in_a_parallel_body(capfd):
+    """TileLang's print of fragment elements in a T.Parallel loop: each
+    iteration's value (on the CPU target from thread 0, once per
+    iteration)."""
+    @T.prim_func
+    def k(X: T.Tensor((2, 3), T.float32)):
+        with T.Kernel(1, threads=32) as _:
+            register_buf = T.alloc_fragment((2, 3), T.float32)
+            T.copy(X[0, 0], register_buf)
+            for i, j in T.Parallel(2, 3):
+                T.print(register_buf[i, j] + 1)
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    tile.compile(k, target=TARGET)(to_device(x))
+    assert printed(capfd) == sorted(
+        head("expr<register_buf[i, j] + 1>", 0, 0) + ": dtype=float value=%f" % v
+        for v in (x + 1).reshape(-1))

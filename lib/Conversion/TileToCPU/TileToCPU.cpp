@@ -114,6 +114,9 @@ Type elementTypeOf(Value v) {
 struct PrintSite {
   SmallVector<Value, 3> blockIds;
   int64_t threads;
+  /// In a tile.parallel body: printed by the iteration's thread (0 here,
+  /// where no layout places iterations on threads).
+  bool inParallel = false;
 };
 using PrintSites = llvm::DenseMap<Operation *, PrintSite>;
 
@@ -244,8 +247,10 @@ private:
     while (site.blockIds.size() < 3)
       site.blockIds.push_back(constantIndex(b, loc, 0));
     site.threads = static_cast<int64_t>(op.getThreads());
-    for (PrintOp print : prints)
+    for (PrintOp print : prints) {
+      site.inParallel = print.getParallel() != nullptr;
       (*printSites)[print] = site;
+    }
   }
 
   bool openmp;
@@ -642,7 +647,10 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
             buildPrintLine(inner, l, op, origin, flat, element, emitPrintf);
           });
     };
-    if (op.isPrintedByOneThread()) {
+    if (site.inParallel) {
+      origin.thread = constantIndex(rewriter, loc, 0);
+      buildPrintLine(rewriter, loc, op, origin, Value(), buffer, emitPrintf);
+    } else if (op.isPrintedByOneThread()) {
       origin.thread = constantIndex(rewriter, loc, op.getPrintingThread());
       printElements(rewriter);
     } else {

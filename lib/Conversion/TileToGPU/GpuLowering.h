@@ -81,6 +81,11 @@ void attachReductionLowerings(MLIRContext *context);
 void attachPipelinedLowering(MLIRContext *context);
 void attachPrintLowering(MLIRContext *context);
 
+/// Lowers a tile.print (Print.cpp); also a print in a tile.parallel body,
+/// once its iteration is on a thread (Parallel.cpp).
+LogicalResult lowerPrint(const KernelContext &k, PatternRewriter &rewriter,
+                         PrintOp op);
+
 } // namespace mlir::tile::gpu_lowering
 
 #endif // TILE_LIB_CONVERSION_TILETOGPU_GPULOWERING_H

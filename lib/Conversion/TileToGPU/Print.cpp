@@ -6,7 +6,8 @@
 //
 // tile.print as gpu.printf calls (vprintf on NVIDIA, the hostcall printf on
 // AMD), in TileLang's lines (PrintLines.h). Every thread prints a message,
-// a scalar and its own thread-local buffer. A global tensor, a shared
+// a scalar and its own thread-local buffer (in a tile.parallel body: each
+// thread that runs the iteration, Parallel.cpp). A global tensor, a shared
 // buffer or a fragment is printed by one thread after a barrier, element by
 // element in row-major order; a fragment is first gathered into shared
 // scratch by the threads that hold its elements, so the print reads it
@@ -55,8 +56,9 @@ static SmallVector<Value> getSizes(OpBuilder &b, Location loc, Value buffer) {
   return sizes;
 }
 
-static LogicalResult lowerPrint(const KernelContext &k,
-                                PatternRewriter &rewriter, PrintOp op) {
+LogicalResult mlir::tile::gpu_lowering::lowerPrint(const KernelContext &k,
+                                                   PatternRewriter &rewriter,
+                                                   PrintOp op) {
   OpBuilder &b = rewriter;
   Location loc = op.getLoc();
   Printed printed = op.getPrinted();

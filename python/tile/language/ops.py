@@ -191,12 +191,17 @@ def _printed_expression():
 def print(obj=None, msg="", warp_group_id=0, warp_id=0):  # noqa: A001 - TileLang's name
     """``T.print(obj, msg="", warp_group_id=0, warp_id=0)``: TileLang's debug
     print. A value (or ``obj=None``: the message alone) is printed by every
-    thread; a buffer element by element with its flat index: a shared buffer,
+    thread (in a T.Parallel body, by the thread that runs the iteration); a
+    buffer element by element with its flat index: a shared buffer,
     a fragment or a global tensor by one thread, ``warp_group_id * 128 +
     warp_id * 32``, a local buffer by every thread. Lines read as TileLang's
     (``msg='...' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=float
     value=1.000000``); see docs/python.md for what differs."""
-    b = _block_level("T.print")
+    b = current_builder("T.print")
+    r = b.innermost("parallel", "kernel")
+    if r is None:
+        raise error("T.print must be inside a T.Kernel")
+    in_parallel = r.kind == "parallel"
     if isinstance(obj, Var):
         obj = obj.load()
     elif isinstance(obj, ElementRef):
@@ -213,6 +218,10 @@ def print(obj=None, msg="", warp_group_id=0, warp_id=0):  # noqa: A001 - TileLan
                     "region of a buffer (print the buffer, or copy the region "
                     "into one)")
     if isinstance(obj, Buffer):
+        if in_parallel:
+            raise error("T.print of a buffer cannot be used inside a T.Parallel "
+                        "body: print an element there, or the buffer after the "
+                        "loop")
         buf = obj
         buf._check_visible()
         name = buf.name or getattr(buf, "assigned_name", None)

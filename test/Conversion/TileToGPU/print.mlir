@@ -119,3 +119,28 @@ func.func @global_and_local(%G: memref<?x4xi32>) {
   }
   return
 }
+
+// -----
+
+// In a tile.parallel body each iteration prints from the thread that runs
+// it: the print is lowered in the iteration's guarded copy, after the
+// element read from the thread's slot.
+// CHECK-LABEL: func.func @in_parallel
+// CHECK: threads(%[[TID:.+]], %{{.+}}, %{{.+}}) in
+// CHECK: %[[OWNS:.+]] = arith.cmpi ult, %[[TID]], %c32 : index
+// CHECK: scf.if %[[OWNS]] {
+// CHECK: %[[V:.+]] = memref.load %{{.+}}[%c0] : memref<1xf32>
+// CHECK: %[[W:.+]] = arith.extf %[[V]] : f32 to f64
+// CHECK: gpu.printf "msg='v' BlockIdx=(%d, %d, %d), ThreadIdx=(%d, 0, 0): dtype=float value=%f\0A", {{.*}}, %[[W]] : i32, i32, i32, i32, f64
+// CHECK-NOT: tile.print
+func.func @in_parallel(%A: memref<32xf32>) {
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %f = tile.fragment layout(#tile.fragment<[[32:t1]]>) : !tile.fragment<32xf32>
+    tile.copy %A[0] -> %f : memref<32xf32>, !tile.fragment<32xf32>
+    tile.parallel (%i) in (32) {
+      %v = tile.load %f[%i] : !tile.fragment<32xf32>
+      tile.print "v" %v : f32
+    }
+  }
+  return
+}

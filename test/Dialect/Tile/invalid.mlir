@@ -1063,9 +1063,10 @@ func.func @f() {
 
 func.func @f() {
   tile.kernel grid(%a) in (1) threads(128) {
+    %s = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
     tile.parallel (%i) in (64) {
-      // expected-error @+1 {{'tile.print' op cannot be nested in a 'tile.parallel' body}}
-      tile.print "hello"
+      // expected-error @+1 {{'tile.print' op prints a buffer, which a 'tile.parallel' body cannot: print a scalar there (an element read), or the buffer after the loop}}
+      tile.print "s" %s : memref<64xf32, #gpu.address_space<workgroup>>
     }
   }
   return

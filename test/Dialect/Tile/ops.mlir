@@ -226,6 +226,12 @@ func.func @prints(%G: memref<?x8xf16>, %x: f32, %n: i8) {
     %l = memref.alloca() : memref<4xi32>
     // CHECK: tile.print "" %{{.+}} name "l" unsigned : memref<4xi32>
     tile.print "" %l name "l" unsigned : memref<4xi32>
+    // CHECK: tile.parallel
+    tile.parallel (%i, %j) in (16, 8) {
+      %v = tile.load %f[%i, %j] : !tile.fragment<16x8xf32>
+      // CHECK: tile.print "v" %{{.+}} : f32
+      tile.print "v" %v : f32
+    }
   }
   return
 }

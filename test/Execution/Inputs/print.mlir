@@ -1,7 +1,9 @@
 // Every kind of tile.print (test/Execution/print.test): the message and
 // scalars (every thread), a shared tile copied from a ragged edge of X (row
-// 3 and column 5 are outside it: 0), a fragment computed from it, a
-// thread-local buffer and a dynamic global tensor of unsigned bytes.
+// 3 and column 5 are outside it: 0), a fragment computed from it (each
+// element also printed in the tile.parallel body: once per iteration on
+// the CPU, from thread 0), a thread-local buffer and a dynamic global
+// tensor of unsigned bytes.
 func.func @print_all(%X: memref<3x5xf32>, %N: memref<?xi8>) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -22,6 +24,7 @@ func.func @print_all(%X: memref<3x5xf32>, %N: memref<?xi8>) {
     tile.parallel (%i, %j) in (2, 4) {
       %v = tile.load %s[%i, %j] : memref<2x4xf32, #gpu.address_space<workgroup>>
       %w = arith.mulf %v, %two : f32
+      tile.print "w" %w : f32
       tile.store %w, %f[%i, %j] : !tile.fragment<2x4xf32>
     }
     tile.print "twice" %f name "frag" : !tile.fragment<2x4xf32>

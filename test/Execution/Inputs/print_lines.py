@@ -33,6 +33,8 @@ def main():
         for i, v in enumerate(tile.reshape(-1)):
             lines.append(head("", bx, 1) +
                          ": buffer=X_shared, index=%d, dtype=float value=%f" % (i, v))
+        for v in (tile * 2).reshape(-1):
+            lines.append(head("w", bx, 0) + ": dtype=float value=%f" % v)
         for i, v in enumerate((tile * 2).reshape(-1)):
             lines.append(head("twice", bx, 0) +
                          ": buffer=frag, index=%d, dtype=float value=%f" % (i, v))

@@ -87,8 +87,19 @@ Type PrintOp::getPrintedType() {
   return value.getType();
 }
 
+ParallelOp PrintOp::getParallel() {
+  return (*this)->getParentOfType<ParallelOp>();
+}
+
 LogicalResult PrintOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError("must be nested in a 'tile.kernel'");
   Printed printed = getPrinted();
+  if (getParallel() && printed != Printed::Message &&
+      printed != Printed::Scalar)
+    return emitOpError("prints a buffer, which a 'tile.parallel' body "
+                       "cannot: print a scalar there (an element read), or "
+                       "the buffer after the loop");
   if (printed == Printed::Message) {
     if (getMessage().empty())
       return emitOpError("expects a value to print or a non-empty message");

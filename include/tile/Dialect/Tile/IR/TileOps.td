@@ -318,8 +318,7 @@ def Tile_Printable : AnyTypeOf<[AnySignlessInteger, Index, AnyFloat, AnyMemRef,
                                 Tile_FragmentType],
     "integer, index, float, memref or fragment">;
 
-def Tile_PrintOp : Tile_Op<"print", [Tile_BlockLevel,
-    MemoryEffects<[MemWrite]>]> {
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let summary = "print a value or a buffer for debugging (TileLang's T.print)";
   let description = [{
     Prints lines to the standard output, as TileLang's `T.print` does (on a
@@ -347,6 +346,11 @@ def Tile_PrintOp : Tile_Op<"print", [Tile_BlockLevel,
       them, whatever its layout. `name` is the buffer's name in the lines
       (default: its kind, `global`, `shared`, `fragment` or `local`).
 
+    In a `tile.parallel` body a print takes a message or a scalar (an
+    element read there, say): each iteration prints it from the thread that
+    runs it (from every thread that runs it, where the loop's layout
+    replicates iterations), as TileLang's print in a `T.Parallel` loop.
+
     Types are named as TileLang names them (`int`, `long`, `float`,
     `half_t`, `bfloat16_t`, `fp8_e4_t`, `bool`, ...); floats print with
     `%f`, `i1` as `true`/`false`, integers as signed unless `unsigned` is
@@ -358,6 +362,10 @@ def Tile_PrintOp : Tile_Op<"print", [Tile_BlockLevel,
     tile.print "acc" %acc name "C_local" : !tile.fragment<16x8xf32>
     tile.print "" %As name "A_shared" thread 32 : memref<16x16xf16, #gpu.address_space<workgroup>>
     tile.print "count" %n unsigned : i32
+    tile.parallel (%i) in (64) {
+      %x = tile.load %acc[%i] : !tile.fragment<64xf32>
+      tile.print "x" %x : f32
+    }
     ```
   }];
   let arguments = (ins StrAttr:$message,
@@ -376,6 +384,8 @@ def Tile_PrintOp : Tile_Op<"print", [Tile_BlockLevel,
     /// one of four kinds.
     enum class Printed { Message, Scalar, Global, Shared, Fragment, Local };
     Printed getPrinted();
+    /// The tile.parallel whose body holds the print, if any.
+    ::mlir::tile::ParallelOp getParallel();
     /// Whether one thread prints (the buffer kinds but Local).
     bool isPrintedByOneThread();
     /// The thread that prints a buffer printed by one thread.
