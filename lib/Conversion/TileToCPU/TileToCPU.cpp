@@ -571,14 +571,10 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
 // Debugging
 //===----------------------------------------------------------------------===//
 
-/// One call of the C library's printf (declared in `module` once), the
-/// format a private global string.
-void emitHostPrintf(ModuleOp module, OpBuilder &b, Location loc,
-                    StringRef format, ValueRange args) {
-  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
-  FailureOr<LLVM::LLVMFuncOp> printf = LLVM::lookupOrCreateFn(
-      b, module, "printf", {ptr}, b.getI32Type(), /*isVarArg=*/true);
-  assert(succeeded(printf) && "printf is declared with another type");
+/// One call of the C library's `printf`, the format a private global
+/// string of `module`.
+void emitHostPrintf(ModuleOp module, LLVM::LLVMFuncOp printf, OpBuilder &b,
+                    Location loc, StringRef format, ValueRange args) {
   std::string name;
   for (unsigned i = 0; name.empty() || module.lookupSymbol(name); ++i)
     name = "tile_print_format_" + std::to_string(i);
@@ -594,18 +590,7 @@ void emitHostPrintf(ModuleOp module, OpBuilder &b, Location loc,
   Value string = LLVM::AddressOfOp::create(b, loc, global);
   SmallVector<Value> operands = {string};
   operands.append(args.begin(), args.end());
-  LLVM::CallOp::create(b, loc, *printf, operands);
-}
-
-/// fflush(NULL): the lines leave the process's buffer before the kernel
-/// returns, as a GPU's printf output does at the launch's end.
-void emitHostFlush(ModuleOp module, OpBuilder &b, Location loc) {
-  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
-  FailureOr<LLVM::LLVMFuncOp> fflush =
-      LLVM::lookupOrCreateFn(b, module, "fflush", {ptr}, b.getI32Type());
-  assert(succeeded(fflush) && "fflush is declared with another type");
-  LLVM::CallOp::create(b, loc, *fflush,
-                       ValueRange{LLVM::ZeroOp::create(b, loc, ptr)});
+  LLVM::CallOp::create(b, loc, printf, operands);
 }
 
 struct PrintLowering : OpConversionPattern<PrintOp> {
@@ -627,10 +612,23 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
     Value buffer = adaptor.getValue();
     PrintOrigin origin;
     origin.blockIds = site.blockIds;
+    // printf for the lines, fflush(NULL) after them: they leave the
+    // process's buffer before the kernel returns, as a GPU's printf output
+    // does at the launch's end.
     auto module = op->getParentOfType<ModuleOp>();
-    auto emitPrintf = [module](OpBuilder &b, Location l, StringRef format,
-                               ValueRange args) {
-      emitHostPrintf(module, b, l, format, args);
+    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    FailureOr<LLVM::LLVMFuncOp> printf =
+        LLVM::lookupOrCreateFn(rewriter, module, "printf", {ptr},
+                               rewriter.getI32Type(), /*isVarArg=*/true);
+    FailureOr<LLVM::LLVMFuncOp> fflush = LLVM::lookupOrCreateFn(
+        rewriter, module, "fflush", {ptr}, rewriter.getI32Type());
+    if (failed(printf) || failed(fflush))
+      return op.emitOpError("prints through the C library's printf and "
+                            "fflush, which the module declares with other "
+                            "types");
+    auto emitPrintf = [&](OpBuilder &b, Location l, StringRef format,
+                          ValueRange args) {
+      emitHostPrintf(module, *printf, b, l, format, args);
     };
 
     auto printElements = [&](OpBuilder &b) {
@@ -666,7 +664,8 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
                                    emitPrintf);
                 });
     }
-    emitHostFlush(module, rewriter, loc);
+    LLVM::CallOp::create(rewriter, loc, *fflush,
+                         ValueRange{LLVM::ZeroOp::create(rewriter, loc, ptr)});
     rewriter.eraseOp(op);
     return success();
   }
