@@ -42,6 +42,13 @@ ptxas = shutil.which("ptxas") or next(
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+# ROCm's device library, which tile.print's hostcall printf links on AMD
+# (lib/Pipelines/TileToROCDL.cpp looks for it in the same places).
+if any(os.path.isdir(os.path.join(d, "amdgcn", "bitcode")) and
+       os.access(os.path.join(d, "llvm", "bin", "ld.lld"), os.X_OK)
+       for d in [os.environ.get("ROCM_PATH", ""), os.environ.get("ROCM_HOME", ""),
+                 "/opt/rocm"] if d):
+    config.available_features.add("rocm-device-library")
 config.substitutions.append(
     ("%extract-ptx", sys.executable + " " +
      os.path.join(config.tile_src_root, "test", "NVVM", "extract-ptx.py")))

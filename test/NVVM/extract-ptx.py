@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Prints the PTX embedded in MLIR (gpu.binary objects with an `assembly`
 property, as gpu-module-to-binary{format=isa} writes them), decoding MLIR's
-string escapes (\\XX hex bytes, \\\\, \\")."""
+string escapes (\\XX hex bytes, \\\\, \\"). With --strings, prints the
+PTX's byte-array globals (printf formats) as text instead, one per line:
+`NAME "TEXT"` with the bytes up to the first NUL, newlines as \\n."""
 
 import argparse
 import os
@@ -33,6 +35,16 @@ def decode(text):
             out += c.encode()
             i += 1
     return out.decode()
+
+
+def print_strings(modules):
+    """The `.global .align 1 .b8 NAME[N] = {...};` arrays of the modules."""
+    for ptx in modules:
+        for name, body in re.findall(
+                r"\.global \.align 1 \.b8 (\w+)\[\d+\] = \{([\d, ]*)\};", ptx):
+            data = bytes(int(b) for b in body.split(",") if b.strip())
+            text = data.split(b"\0")[0].decode(errors="replace")
+            print(f'{name} "{text.replace(chr(10), chr(92) + "n")}"')
 
 
 def run_ptxas(ptxas, arch, modules):
@@ -73,6 +85,8 @@ def main():
     parser.add_argument("--ptxas", help="assemble with this ptxas instead of "
                         "printing the PTX")
     parser.add_argument("--arch", default="sm_80", help="ptxas -arch")
+    parser.add_argument("--strings", action="store_true",
+                        help="print the PTX's byte-array globals as text")
     args = parser.parse_args()
     text = open(args.input).read() if args.input else sys.stdin.read()
     found = re.findall(r'assembly = "((?:[^"\\]|\\.)*)"', text)
@@ -81,6 +95,9 @@ def main():
     modules = [decode(ptx) for ptx in found]
     if args.ptxas:
         run_ptxas(args.ptxas, args.arch, modules)
+        return
+    if args.strings:
+        print_strings(modules)
         return
     for ptx in modules:
         sys.stdout.write(ptx)

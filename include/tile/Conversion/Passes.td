@@ -21,8 +21,10 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
     tile op becomes an `scf` loop nest with the GPU path's boundary
     semantics: a read outside a global tensor gives the pad value (0 unless
     given), a write outside it is dropped. `tile.pipelined` becomes a plain
-    `scf.for`; `tile.atomic_add` uses `memref.atomic_rmw`. Leaves no tile op
-    behind.
+    `scf.for`; `tile.atomic_add` uses `memref.atomic_rmw`; `tile.print` calls
+    the C library's `printf` (`llvm.call`, then `fflush(NULL)`), once per
+    thread of the block where every thread prints on a GPU. Leaves no tile
+    op behind.
 
     With `openmp`, the loop over blocks is an OpenMP worksharing loop
     (`omp.wsloop`, dynamic schedule, one block at a time) inside an
@@ -36,6 +38,7 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::omp::OpenMPDialect",
@@ -194,8 +197,15 @@ def CheckROCDLLibraryCalls
     or `__ockl_*` function (a math op on the AMD path other than those
     tile-math-to-rocdl-intrinsics handles) would link into a code object
     with an undefined symbol; this pass makes it an error naming the
-    function instead.
+    function instead. The hostcall printf that `tile.print` lowers to
+    (`__ockl_printf_*`) is let through with `device-library`, which the
+    tile-to-rocdl pipeline sets when the ROCm toolkit it found has the
+    device library (`amdgcn/bitcode`), which gpu-module-to-binary links.
   }];
+  let options = [
+    Option<"deviceLibrary", "device-library", "bool", /*default=*/"false",
+           "ROCm's device library is linked: allow its hostcall printf">,
+  ];
 }
 
 #endif // TILE_CONVERSION_PASSES_TD

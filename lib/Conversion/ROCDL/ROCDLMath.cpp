@@ -74,12 +74,26 @@ struct ConvertMathToROCDLIntrinsics
 
 struct CheckROCDLLibraryCalls
     : tile::impl::CheckROCDLLibraryCallsBase<CheckROCDLLibraryCalls> {
+  using Base::Base;
   void runOnOperation() override {
     getOperation().walk([&](LLVM::CallOp call) {
       std::optional<StringRef> callee = call.getCallee();
       if (!callee || !(callee->starts_with("__ocml_") ||
                        callee->starts_with("__ockl_")))
         return;
+      // gpu.printf (tile.print) as the hostcall printf of the library: one
+      // error for each printf, at its first call.
+      if (callee->starts_with("__ockl_printf_")) {
+        if (deviceLibrary || *callee != "__ockl_printf_begin")
+          return;
+        call.emitError() << "prints through '" << *callee
+                         << "' of ROCm's device library (the hostcall "
+                            "printf), which was not found: tile.print on "
+                            "AMD needs a ROCm installation with "
+                            "amdgcn/bitcode (ROCM_PATH)";
+        signalPassFailure();
+        return;
+      }
       call.emitError() << "calls '" << *callee
                        << "' of ROCm's device library, which the AMD path "
                           "does not link (math on f32 with exp, exp2, log, "

@@ -9,7 +9,9 @@
 // fragments and shared buffers become memref.allocas made once per worker
 // and reused by its blocks, and every tile op becomes a loop nest with the
 // boundary semantics of the GPU path (reads outside a global tensor give
-// the pad value, writes outside it are dropped).
+// the pad value, writes outside it are dropped). tile.print calls the C
+// library's printf, once for each of the block's threads where every
+// thread prints on the GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,15 +20,20 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+#include "tile/Dialect/Tile/Utils/PrintLines.h"
 #include "tile/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <memory>
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILETOCPU
@@ -101,14 +108,27 @@ Type elementTypeOf(Value v) {
   return cast<ShapedType>(v.getType()).getElementType();
 }
 
+/// Where each tile.print of the module runs, recorded by the kernel's
+/// lowering for the print's: the block's place in the grid (three index
+/// values, as the GPU's block ids) and the kernel's thread count.
+struct PrintSite {
+  SmallVector<Value, 3> blockIds;
+  int64_t threads;
+  /// In a tile.parallel body: printed by the iteration's thread (0 here,
+  /// where no layout places iterations on threads).
+  bool inParallel = false;
+};
+using PrintSites = llvm::DenseMap<Operation *, PrintSite>;
+
 //===----------------------------------------------------------------------===//
 // Structure: kernel, pipelined, parallel
 //===----------------------------------------------------------------------===//
 
 struct KernelLowering : OpConversionPattern<KernelOp> {
   KernelLowering(const TypeConverter &converter, MLIRContext *context,
-                 bool openmp)
-      : OpConversionPattern(converter, context), openmp(openmp) {}
+                 bool openmp, std::shared_ptr<PrintSites> printSites)
+      : OpConversionPattern(converter, context), openmp(openmp),
+        printSites(std::move(printSites)) {}
 
   LogicalResult
   matchAndRewrite(KernelOp op, OpAdaptor adaptor,
@@ -188,6 +208,7 @@ struct KernelLowering : OpConversionPattern<KernelOp> {
     }
     SmallVector<Value> ids =
         getBlockIdsOfLinear(rewriter, loc, linear, grid, op.getRasterAttr());
+    recordPrintSites(rewriter, loc, op, linear, grid, ids);
     rewriter.inlineBlockBefore(&op.getBody().front(), bodyEnd, ids);
     rewriter.eraseOp(op);
     return success();
@@ -210,7 +231,30 @@ private:
     return function;
   }
 
+  /// The block's place in the launched grid for the kernel's prints: its
+  /// ids before rasterization, padded with zeros to three.
+  void recordPrintSites(OpBuilder &b, Location loc, KernelOp op, Value linear,
+                        ArrayRef<Value> grid, ArrayRef<Value> ids) const {
+    SmallVector<PrintOp> prints;
+    op.getBody().walk([&](PrintOp print) { prints.push_back(print); });
+    if (prints.empty())
+      return;
+    PrintSite site;
+    site.blockIds.assign(
+        op.getRasterAttr()
+            ? getBlockIdsOfLinear(b, loc, linear, grid, RasterAttr())
+            : SmallVector<Value>(ids));
+    while (site.blockIds.size() < 3)
+      site.blockIds.push_back(constantIndex(b, loc, 0));
+    site.threads = static_cast<int64_t>(op.getThreads());
+    for (PrintOp print : prints) {
+      site.inParallel = print.getParallel() != nullptr;
+      (*printSites)[print] = site;
+    }
+  }
+
   bool openmp;
+  std::shared_ptr<PrintSites> printSites;
 };
 
 struct PipelinedLowering : OpConversionPattern<PipelinedOp> {
@@ -523,6 +567,113 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+/// One call of the C library's `printf`, the format a private global
+/// string of `module`.
+void emitHostPrintf(ModuleOp module, LLVM::LLVMFuncOp printf, OpBuilder &b,
+                    Location loc, StringRef format, ValueRange args) {
+  std::string name;
+  for (unsigned i = 0; name.empty() || module.lookupSymbol(name); ++i)
+    name = "tile_print_format_" + std::to_string(i);
+  std::string text = format.str();
+  text.push_back('\0');
+  OpBuilder::InsertPoint at = b.saveInsertionPoint();
+  b.setInsertionPointToStart(module.getBody());
+  auto global = LLVM::GlobalOp::create(
+      b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), text.size()),
+      /*isConstant=*/true, LLVM::Linkage::Private, name, b.getStringAttr(text),
+      /*alignment=*/0);
+  b.restoreInsertionPoint(at);
+  Value string = LLVM::AddressOfOp::create(b, loc, global);
+  SmallVector<Value> operands = {string};
+  operands.append(args.begin(), args.end());
+  LLVM::CallOp::create(b, loc, printf, operands);
+}
+
+struct PrintLowering : OpConversionPattern<PrintOp> {
+  PrintLowering(const TypeConverter &converter, MLIRContext *context,
+                std::shared_ptr<PrintSites> printSites)
+      : OpConversionPattern(converter, context),
+        printSites(std::move(printSites)) {}
+
+  LogicalResult
+  matchAndRewrite(PrintOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto it = printSites->find(op);
+    if (it == printSites->end())
+      return rewriter.notifyMatchFailure(op, "its kernel is not lowered");
+    const PrintSite &site = it->second;
+    Location loc = op.getLoc();
+    using Printed = PrintOp::Printed;
+    Printed printed = op.getPrinted();
+    Value buffer = adaptor.getValue();
+    PrintOrigin origin;
+    origin.blockIds = site.blockIds;
+    // printf for the lines, fflush(NULL) after them: they leave the
+    // process's buffer before the kernel returns, as a GPU's printf output
+    // does at the launch's end.
+    auto module = op->getParentOfType<ModuleOp>();
+    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    FailureOr<LLVM::LLVMFuncOp> printf =
+        LLVM::lookupOrCreateFn(rewriter, module, "printf", {ptr},
+                               rewriter.getI32Type(), /*isVarArg=*/true);
+    FailureOr<LLVM::LLVMFuncOp> fflush = LLVM::lookupOrCreateFn(
+        rewriter, module, "fflush", {ptr}, rewriter.getI32Type());
+    if (failed(printf) || failed(fflush))
+      return op.emitOpError("prints through the C library's printf and "
+                            "fflush, which the module declares with other "
+                            "types");
+    auto emitPrintf = [&](OpBuilder &b, Location l, StringRef format,
+                          ValueRange args) {
+      emitHostPrintf(module, *printf, b, l, format, args);
+    };
+
+    auto printElements = [&](OpBuilder &b) {
+      auto type = cast<MemRefType>(buffer.getType());
+      SmallVector<Value> sizes;
+      for (auto [d, size] : llvm::enumerate(type.getShape()))
+        sizes.push_back(ShapedType::isDynamic(size)
+                            ? Value(memref::DimOp::create(b, loc, buffer, d))
+                            : constantIndex(b, loc, size));
+      buildRowMajorLoop(
+          b, loc, sizes,
+          [&](OpBuilder &inner, Location l, Value flat, ValueRange index) {
+            Value element = memref::LoadOp::create(inner, l, buffer, index);
+            buildPrintLine(inner, l, op, origin, flat, element, emitPrintf);
+          });
+    };
+    if (site.inParallel) {
+      origin.thread = constantIndex(rewriter, loc, 0);
+      buildPrintLine(rewriter, loc, op, origin, Value(), buffer, emitPrintf);
+    } else if (op.isPrintedByOneThread()) {
+      origin.thread = constantIndex(rewriter, loc, op.getPrintingThread());
+      printElements(rewriter);
+    } else {
+      // The block's threads one after another, each with its line (or its
+      // copy of a thread-local buffer, the same on the host).
+      buildNest(rewriter, loc, {site.threads},
+                [&](OpBuilder &b, Location l, ValueRange thread) {
+                  origin.thread = thread[0];
+                  if (printed == Printed::Local)
+                    printElements(b);
+                  else
+                    buildPrintLine(b, l, op, origin, Value(), buffer,
+                                   emitPrintf);
+                });
+    }
+    LLVM::CallOp::create(rewriter, loc, *fflush,
+                         ValueRange{LLVM::ZeroOp::create(rewriter, loc, ptr)});
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  std::shared_ptr<PrintSites> printSites;
+};
+
 /// Any other op that mentions a shared-memory type (memref.subview or
 /// memref.load of a shared buffer, ...): the same op with converted types.
 struct RetypeLowering : ConversionPattern {
@@ -570,7 +721,9 @@ struct ConvertTileToCPUPass
 void mlir::tile::populateTileToCPUConversionPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns, bool openmp) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<KernelLowering>(converter, context, openmp);
+  auto printSites = std::make_shared<PrintSites>();
+  patterns.add<KernelLowering>(converter, context, openmp, printSites);
+  patterns.add<PrintLowering>(converter, context, printSites);
   patterns.add<PipelinedLowering, ParallelLowering,
                AllocLowering<AllocSharedOp>, AllocLowering<FragmentOp>,
                CopyLowering, AtomicAddLowering, FillLowering, GemmLowering,

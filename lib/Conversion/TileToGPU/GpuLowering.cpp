@@ -23,5 +23,6 @@ void mlir::tile::registerGpuLoweringModels(DialectRegistry &registry) {
     attachGemmLowering(context);
     attachReductionLowerings(context);
     attachPipelinedLowering(context);
+    attachPrintLowering(context);
   });
 }

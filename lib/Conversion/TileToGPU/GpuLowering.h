@@ -7,7 +7,7 @@
 // Internal to convert-tile-to-gpu. Each tile op a kernel may hold is
 // planned and lowered through GpuLoweringOpInterface, whose models the op
 // families attach in files of their own (Copies.cpp, Gemm.cpp,
-// Reductions.cpp, Pipelining.cpp), as the layout-inference rules are
+// Reductions.cpp, Pipelining.cpp, Print.cpp), as the layout-inference rules are
 // attached to the same ops. KernelPlan and KernelContext drive them and
 // know no op by name.
 //
@@ -73,11 +73,18 @@ struct LowerWithScratch
 /// The families' models (registered by registerGpuLoweringModels,
 /// TileToGPU.h): tile.copy, tile.fill, tile.atomic_add and
 /// tile.parallel (Copies.cpp); tile.gemm (Gemm.cpp); tile.reduce and
-/// tile.cumsum (Reductions.cpp); tile.pipelined (Pipelining.cpp).
+/// tile.cumsum (Reductions.cpp); tile.pipelined (Pipelining.cpp);
+/// tile.print (Print.cpp).
 void attachCopyLowerings(MLIRContext *context);
 void attachGemmLowering(MLIRContext *context);
 void attachReductionLowerings(MLIRContext *context);
 void attachPipelinedLowering(MLIRContext *context);
+void attachPrintLowering(MLIRContext *context);
+
+/// Lowers a tile.print (Print.cpp); also a print in a tile.parallel body,
+/// once its iteration is on a thread (Parallel.cpp).
+LogicalResult lowerPrint(const KernelContext &k, PatternRewriter &rewriter,
+                         PrintOp op);
 
 } // namespace mlir::tile::gpu_lowering
 

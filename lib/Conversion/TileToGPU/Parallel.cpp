@@ -50,8 +50,11 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(const KernelContext &k,
     SmallVector<unsigned> dims;
   };
   SmallVector<Access> accesses;
+  SmallVector<PrintOp> prints;
   bool storesToShared = false;
   body.walk([&](Operation *nested) {
+    if (auto print = dyn_cast<PrintOp>(nested))
+      prints.push_back(print);
     if (!isa<LoadOp, StoreOp>(nested))
       return;
     Access access{nested, {}};
@@ -134,6 +137,13 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(const KernelContext &k,
           writeMemory(k, at, l, side, store.getIndices(), store.getValue());
         }
         rewriter.eraseOp(store);
+      }
+      // Prints of the iteration, from the thread that runs it.
+      for (PrintOp print : prints) {
+        auto clone = cast<PrintOp>(mapping.lookup(print.getOperation()));
+        rewriter.setInsertionPoint(clone);
+        if (failed(lowerPrint(k, rewriter, clone)))
+          status = failure();
       }
     });
     if (failed(status))

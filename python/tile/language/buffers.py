@@ -26,6 +26,9 @@ class Buffer:
         self._shape = None if shape is None else tuple(shape)
         self.dtype = None if dtype is None else dt.as_dtype(dtype)
         self.name = name
+        # The name the kernel's source first assigns it to (T.print's name
+        # of an allocated buffer).
+        self.assigned_name = None
         # Global buffers: None (row-major) or a tuple of int | None (dynamic).
         self.strides = strides
         self.op = op  # the allocating op (layouts are written on it)

@@ -38,6 +38,31 @@ def where():
     return (frame.f_code.co_filename, line, col + 1)
 
 
+def call_source():
+    """The source text of the user's call running now (``T.print(x + 1)``),
+    or None where the source is not at hand."""
+    frame = _user_frame()
+    if frame is None:
+        return None
+    try:
+        import linecache
+        pos = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+        line, end_line, col, end_col = pos
+        if None in pos:
+            return None
+        lines = [linecache.getline(frame.f_code.co_filename, n)
+                 for n in range(line, end_line + 1)]
+        if not all(lines):
+            return None
+        if len(lines) == 1:
+            return lines[0].encode()[col:end_col].decode()
+        lines[0] = lines[0].encode()[col:].decode()
+        lines[-1] = lines[-1].encode()[:end_col].decode()
+        return "".join(lines)
+    except (AttributeError, IndexError, ValueError, UnicodeDecodeError):
+        return None
+
+
 def error(message: str) -> TileError:
     """A TileError at the user's current line."""
     return TileError(message, where())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 
 from . import dtypes as dt
-from .builder import Value, current_builder, error, where
+from .builder import Value, call_source, current_builder, error, where
 from .buffers import (Buffer, BufferRegion, ElementRef, Var, as_buffer,
                       index_operands)
 from .values import (binary, constant, convert, lazy, operand, select, static_int,
@@ -151,10 +151,113 @@ get_lane_idx = _no_threads("get_lane_idx")
 get_warp_idx = _no_threads("get_warp_idx")
 
 
-def print(*args, msg="", warp_group_id=0, warp_id=0):  # noqa: A001 - TileLang's name
-    """T.print: not supported yet (see docs/python.md)."""
-    raise error("T.print is not supported: the tile dialect has no print operation "
-                "yet (it would need one, with its CPU, NVIDIA and AMD lowerings)")
+def _string_literal(text):
+    """`text` as an MLIR string literal."""
+    out = []
+    for ch in str(text):
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7f:
+            out.append(f"\\{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _printed_expression():
+    """The source text of T.print's first argument (TileLang's message for a
+    value is ``expr<...>`` of the expression), or None."""
+    import ast
+    text = call_source()
+    if text is None:
+        return None
+    try:
+        call = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(call, ast.Call):
+        return None
+    arg = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "obj"), None)
+    if arg is None:
+        return None
+    return ast.get_source_segment(text.strip(), arg)
+
+
+def print(obj=None, msg="", warp_group_id=0, warp_id=0):  # noqa: A001 - TileLang's name
+    """``T.print(obj, msg="", warp_group_id=0, warp_id=0)``: TileLang's debug
+    print. A value (or ``obj=None``: the message alone) is printed by every
+    thread (in a T.Parallel body, by the thread that runs the iteration); a
+    buffer element by element with its flat index: a shared buffer,
+    a fragment or a global tensor by one thread, ``warp_group_id * 128 +
+    warp_id * 32``, a local buffer by every thread. Lines read as TileLang's
+    (``msg='...' BlockIdx=(0, 0, 0), ThreadIdx=(0, 0, 0): dtype=float
+    value=1.000000``); see docs/python.md for what differs."""
+    b = current_builder("T.print")
+    r = b.innermost("parallel", "kernel")
+    if r is None:
+        raise error("T.print must be inside a T.Kernel")
+    in_parallel = r.kind == "parallel"
+    if isinstance(obj, Var):
+        obj = obj.load()
+    elif isinstance(obj, ElementRef):
+        obj = obj.load()
+    if not isinstance(msg, str):
+        raise error(f"T.print's msg must be a string, got {type(msg).__name__}")
+    if obj is None:
+        if not msg:
+            raise error("T.print needs a value, a buffer or a message")
+        b.emit(f"tile.print {_string_literal(msg)}", result=False)
+        return
+    if isinstance(obj, BufferRegion):
+        raise error("T.print prints a whole buffer, a value or a message, not a "
+                    "region of a buffer (print the buffer, or copy the region "
+                    "into one)")
+    if isinstance(obj, Buffer):
+        if in_parallel:
+            raise error("T.print of a buffer cannot be used inside a T.Parallel "
+                        "body: print an element there, or the buffer after the "
+                        "loop")
+        buf = obj
+        buf._check_visible()
+        name = buf.name or getattr(buf, "assigned_name", None)
+        words = [_string_literal(msg if msg or buf.kind == "global"
+                                 else f"buffer<{name or buf.kind}, {buf.dtype.name}>"),
+                 buf.value.name]
+        if name:
+            words.append(f"name {_string_literal(name)}")
+        if buf.kind != "local":
+            wg = static_int(warp_group_id, "T.print's warp_group_id")
+            w = static_int(warp_id, "T.print's warp_id")
+            thread = wg * 128 + w * 32
+            threads = _kernel().threads
+            if not 0 <= thread < threads:
+                raise error(f"T.print: warp_group_id={wg}, warp_id={w} select thread "
+                            f"{thread}, but the kernel has {threads} threads")
+            if thread:
+                words.append(f"thread {thread}")
+        if buf.dtype.kind == "uint":
+            words.append("unsigned")
+        b.emit(f"tile.print {' '.join(words)} : {buf.type_text()}", result=False)
+        return
+    v = operand(obj)
+    if not isinstance(v, Value):
+        # A Python number: TileLang's int32, float32 or bool constant.
+        v = constant(v, dt.bool_ if isinstance(v, bool) else
+                     dt.float32 if isinstance(v, float) else dt.int32)
+    if v.dtype.kind == "index":
+        # TileLang's indices (block ids, loop variables) are int32.
+        v = convert(v, dt.int32)
+    if not msg:
+        source = _printed_expression()
+        msg = f"expr<{source if source is not None else v.dtype.name}>"
+    unsigned = " unsigned" if v.dtype.kind == "uint" else ""
+    b.emit(f"tile.print {_string_literal(msg)} {v.name}{unsigned} : {v.dtype.ir}",
+           result=False)
 
 
 def device_assert(condition, msg=""):

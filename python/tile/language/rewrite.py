@@ -178,7 +178,8 @@ class _Rewriter(ast.NodeTransformer):
             orelse=[], finalbody=[]), node)
         store = ast.copy_location(ast.Assign(
             targets=[ast.Name(id=name, ctx=ast.Store())],
-            value=self._rt("assign", value, ast.Name(id=old, ctx=ast.Load()), node=node)),
+            value=self._rt("assign", value, ast.Name(id=old, ctx=ast.Load()),
+                           ast.Constant(value=name), node=node)),
             node)
         return [probe, store]
 
@@ -445,11 +446,17 @@ class _Runtime:
         return value
 
     @staticmethod
-    def assign(value, old):
-        from .buffers import ElementRef, Var
+    def assign(value, old, name=None):
+        from .buffers import Buffer, ElementRef, Var
         if isinstance(old, (Var, ElementRef)) and not _is_place(value):
             old.store(value)
             return old
+        # A buffer keeps the first name it is assigned to (TileLang's buffer
+        # names, which T.print shows).
+        if name is not None:
+            buf = value.buffer if isinstance(value, Var) else value
+            if isinstance(buf, Buffer) and getattr(buf, "assigned_name", None) is None:
+                buf.assigned_name = name
         if isinstance(value, ElementRef) and maybe_builder() is not None:
             return value.load()
         return value

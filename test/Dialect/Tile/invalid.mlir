@@ -1046,3 +1046,151 @@ func.func @f(%g: memref<64xf32>) {
   }
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tile.print
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'tile.print' op must be nested in a 'tile.kernel'}}
+  tile.print "hello"
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %s = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    tile.parallel (%i) in (64) {
+      // expected-error @+1 {{'tile.print' op prints a buffer, which a 'tile.parallel' body cannot: print a scalar there (an element read), or the buffer after the loop}}
+      tile.print "s" %s : memref<64xf32, #gpu.address_space<workgroup>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.print' op expects a value to print or a non-empty message}}
+    tile.print ""
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.print' op prints only its message: 'name', 'thread' and 'unsigned' need a printed value}}
+    tile.print "hello" thread 0
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: vector<4xf32>) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.print' op operand #0 must be integer, index, float, memref or fragment, but got 'vector<4xf32>'}}
+    tile.print "v" %v : vector<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%g: memref<4xvector<2xf32>>) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.print' op prints integer, index or float elements, got 'vector<2xf32>'}}
+    tile.print "g" %g : memref<4xvector<2xf32>>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: i128) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.print' op prints integers of at most 64 bits, got 'i128'}}
+    tile.print "v" %v : i128
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: f32) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.print' op 'unsigned' needs integer values, got 'f32'}}
+    tile.print "v" %v unsigned : f32
+  }
+  return
+}
+
+// -----
+
+func.func @f(%g: memref<4xf32, 3>) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.print' op cannot print a memref in memory space 3 : i64}}
+    tile.print "g" %g : memref<4xf32, 3>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: f32) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.print' op 'name' names a printed buffer, but the value is a scalar of type 'f32'}}
+    tile.print "v" %v name "v" : f32
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: f32) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.print' op 'thread' selects the thread that prints a buffer, but every thread prints a scalar}}
+    tile.print "v" %v thread 32 : f32
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %l = memref.alloca() : memref<4xf32>
+    // expected-error @+1 {{'tile.print' op 'thread' selects the thread that prints a buffer, but every thread prints a thread-local buffer}}
+    tile.print "l" %l thread 1 : memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %s = tile.alloc_shared : memref<4xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'tile.print' op expects a non-negative thread, got -1}}
+    tile.print "s" %s thread -1 : memref<4xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %s = tile.fragment : !tile.fragment<4xf32>
+    // expected-error @+1 {{'tile.print' op prints from thread 128, but the kernel has 128 threads}}
+    tile.print "s" %s thread 128 : !tile.fragment<4xf32>
+  }
+  return
+}

@@ -203,3 +203,35 @@ func.func @loops(%G: memref<?x?xf32>, %n: index) {
   }
   return
 }
+
+// CHECK-LABEL: func.func @prints
+func.func @prints(%G: memref<?x8xf16>, %x: f32, %n: i8) {
+  tile.kernel grid(%bx, %by) in (2, 3) threads(128) {
+    // CHECK: tile.print "hello"{{$}}
+    tile.print "hello"
+    // CHECK: tile.print "x" %{{.+}} : f32
+    tile.print "x" %x : f32
+    // CHECK: tile.print "" %{{.+}} : index
+    tile.print "" %by : index
+    // CHECK: tile.print "n" %{{.+}} unsigned : i8
+    tile.print "n" %n unsigned : i8
+    // CHECK: tile.print "" %{{.+}} : memref<?x8xf16>
+    tile.print "" %G : memref<?x8xf16>
+    %s = tile.alloc_shared : memref<16x8xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.print "As" %{{.+}} name "A_shared" thread 32 : memref<16x8xf16, #gpu.address_space<workgroup>>
+    tile.print "As" %s name "A_shared" thread 32 : memref<16x8xf16, #gpu.address_space<workgroup>>
+    %f = tile.fragment : !tile.fragment<16x8xf32>
+    // CHECK: tile.print "acc" %{{.+}} name "C_local" : !tile.fragment<16x8xf32>
+    tile.print "acc" %f name "C_local" : !tile.fragment<16x8xf32>
+    %l = memref.alloca() : memref<4xi32>
+    // CHECK: tile.print "" %{{.+}} name "l" unsigned : memref<4xi32>
+    tile.print "" %l name "l" unsigned : memref<4xi32>
+    // CHECK: tile.parallel
+    tile.parallel (%i, %j) in (16, 8) {
+      %v = tile.load %f[%i, %j] : !tile.fragment<16x8xf32>
+      // CHECK: tile.print "v" %{{.+}} : f32
+      tile.print "v" %v : f32
+    }
+  }
+  return
+}

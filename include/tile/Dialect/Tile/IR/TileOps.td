@@ -311,6 +311,94 @@ def Tile_CumSumOp : Tile_Op<"cumsum", [Tile_BlockLevel]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+def Tile_Printable : AnyTypeOf<[AnySignlessInteger, Index, AnyFloat, AnyMemRef,
+                                Tile_FragmentType],
+    "integer, index, float, memref or fragment">;
+
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "print a value or a buffer for debugging (TileLang's T.print)";
+  let description = [{
+    Prints lines to the standard output, as TileLang's `T.print` does (on a
+    GPU through the device's printf, on the host through the C library's).
+    Each line starts with the message and the printing block and thread:
+
+    ```
+    msg='<message>' BlockIdx=(bx, by, bz), ThreadIdx=(tx, 0, 0)
+    ```
+
+    `BlockIdx` is the block's place in the launched grid (before `raster`:
+    the hardware's block index), missing grid dims are 0; `ThreadIdx` is the
+    thread's index in the block.
+
+    - Without an operand, every thread prints the message line.
+    - A scalar (integer, index or float) is printed by every thread, the
+      line followed by `: dtype=<type> value=<value>`.
+    - A buffer is printed element by element in row-major order, one line
+      per element ending with `: buffer=<name>, index=<flat index>,
+      dtype=<type> value=<value>`. A thread-local buffer (a `memref.alloca`
+      of the kernel, or a memref in `#gpu.address_space<private>`) is
+      printed by every thread; a global tensor, a shared buffer and a
+      fragment by one thread, `thread` (default 0), after a barrier: a
+      fragment's elements are first gathered from the threads that hold
+      them, whatever its layout. `name` is the buffer's name in the lines
+      (default: its kind, `global`, `shared`, `fragment` or `local`).
+
+    In a `tile.parallel` body a print takes a message or a scalar (an
+    element read there, say): each iteration prints it from the thread that
+    runs it (from every thread that runs it, where the loop's layout
+    replicates iterations), as TileLang's print in a `T.Parallel` loop.
+
+    Types are named as TileLang names them (`int`, `long`, `float`,
+    `half_t`, `bfloat16_t`, `fp8_e4_t`, `bool`, ...); floats print with
+    `%f`, `i1` as `true`/`false`, integers as signed unless `unsigned` is
+    given. `index` values print as 64-bit integers (`dtype=index`).
+
+    ```mlir
+    tile.print "hello"
+    tile.print "bx" %bx : index
+    tile.print "acc" %acc name "C_local" : !tile.fragment<16x8xf32>
+    tile.print "" %As name "A_shared" thread 32 : memref<16x16xf16, #gpu.address_space<workgroup>>
+    tile.print "count" %n unsigned : i32
+    tile.parallel (%i) in (64) {
+      %x = tile.load %acc[%i] : !tile.fragment<64xf32>
+      tile.print "x" %x : f32
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$message,
+                       Arg<Optional<Tile_Printable>, "printed value or buffer",
+                           [MemRead]>:$value,
+                       OptionalAttr<StrAttr>:$name,
+                       OptionalAttr<I64Attr>:$thread,
+                       UnitAttr:$is_unsigned);
+  let assemblyFormat = [{
+    $message ($value^)? (`name` $name^)? (`thread` $thread^)?
+    (`unsigned` $is_unsigned^)? attr-dict (`:` type($value)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// What is printed: nothing but the message, a scalar, or a buffer of
+    /// one of four kinds.
+    enum class Printed { Message, Scalar, Global, Shared, Fragment, Local };
+    Printed getPrinted();
+    /// The tile.parallel whose body holds the print, if any.
+    ::mlir::tile::ParallelOp getParallel();
+    /// Whether one thread prints (the buffer kinds but Local).
+    bool isPrintedByOneThread();
+    /// The thread that prints a buffer printed by one thread.
+    int64_t getPrintingThread();
+    /// The buffer's name in the lines: `name`, or the buffer's kind.
+    ::llvm::StringRef getBufferName();
+    /// The element type printed (the scalar's type, or the buffer's
+    /// element type); null for a message.
+    ::mlir::Type getPrintedType();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//
 
