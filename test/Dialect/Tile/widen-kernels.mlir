@@ -1,5 +1,6 @@
 // RUN: tile-opt %s --split-input-file --tile-widen-kernels | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-widen-kernels=max-threads=0 | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --split-input-file --tile-widen-kernels=max-threads=128 | FileCheck %s --check-prefix=CAP
 
 // TileLang's 128 x 128 attention at 128 threads: the scores, the output
 // accumulator (128 x 128 f32 each) and P (f16) take 320 registers per
@@ -40,14 +41,16 @@ func.func @gemm() {
 
 // -----
 
-// At most max-threads (256 by default): 128 x 512 f32 at 64 threads would
-// want 512 threads; it gets 256.
+// At most max-threads: 128 x 192 f32 at 64 threads (384 registers each)
+// gets 256 threads (96 each); with max-threads=128, 128 (192 each).
 // CHECK-LABEL: func.func @capped
 // CHECK: threads(256)
+// CAP-LABEL: func.func @capped
+// CAP: threads(128)
 module attributes {tile.target = #tile.target<"sm_80">} {
 func.func @capped() {
   tile.kernel grid(%b) in (8) threads(64) {
-    %acc = tile.fragment : !tile.fragment<128x512xf32>
+    %acc = tile.fragment : !tile.fragment<128x192xf32>
   }
   return
 }
@@ -83,6 +86,40 @@ func.func @partial_warps() {
   }
   tile.kernel grid(%b) in (8) threads(100) {
     %acc = tile.fragment : !tile.fragment<128x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Widened only where layout inference still finds layouts (tried on a
+// copy): here the fragments would want 256 threads (208 registers each at
+// 128), but at 256 the parallel loop's fragments conflict (two warpgroups
+// share the 64 rows of the full_row gemms), so the kernel keeps its 128.
+// CHECK-LABEL: func.func @conflict
+// CHECK: threads(128)
+// CHECK-NOT: error
+module attributes {tile.target = #tile.target<"sm_90a">} {
+func.func @conflict() {
+  tile.kernel grid(%b) in (8) threads(128) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %S = tile.fragment : !tile.fragment<64x64xf32>
+    %D = tile.fragment : !tile.fragment<64x64xf32>
+    %P = tile.fragment : !tile.fragment<64x64xf16>
+    %O = tile.fragment : !tile.fragment<64x64xf32>
+    %pad = tile.fragment : !tile.fragment<128x128xf32>
+    tile.gemm %As, %Bs, %S transpose_b policy full_row : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    tile.gemm %Bs, %As, %D transpose_b policy full_row : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
+    tile.parallel (%i, %j) in (64, 64) {
+      %s = tile.load %S[%i, %j] : !tile.fragment<64x64xf32>
+      %d = tile.load %D[%i, %j] : !tile.fragment<64x64xf32>
+      %m = arith.mulf %s, %d : f32
+      %h = arith.truncf %m : f32 to f16
+      tile.store %h, %P[%i, %j] : !tile.fragment<64x64xf16>
+    }
+    tile.gemm %P, %Bs, %O policy full_row : !tile.fragment<64x64xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x64xf32>
   }
   return
 }

@@ -7,8 +7,11 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Dialect/Tile/Transforms/Transforms.h"
 #include "tile/Target/Target.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::tile {
@@ -48,6 +51,23 @@ static bool hasWrittenThreadLayouts(KernelOp kernel) {
       .wasInterrupted();
 }
 
+/// Whether layout inference finds layouts for `kernel` at `threads` threads
+/// (tried on a copy, its diagnostics dropped): a kernel written for its own
+/// thread count, which at another one has conflicting layouts, keeps it.
+static bool hasLayoutsAt(KernelOp kernel, const TargetInfo &target,
+                         int64_t threads) {
+  OpBuilder b(kernel);
+  b.setInsertionPointAfter(kernel);
+  auto copy = cast<KernelOp>(b.clone(*kernel));
+  copy.setThreadsAttr(
+      IntegerAttr::get(copy.getThreadsAttr().getType(), threads));
+  ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                [](Diagnostic &) { return success(); });
+  bool found = succeeded(inferLayouts(copy, target));
+  copy.erase();
+  return found;
+}
+
 /// Whether an ancestor of `op` names the target.
 static bool hasTarget(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
@@ -79,7 +99,7 @@ struct TileWidenKernelsPass
       while (getFragmentRegisters(kernel, widened) > budget &&
              widened * 2 <= limit)
         widened *= 2;
-      if (widened != threads)
+      if (widened != threads && hasLayoutsAt(kernel, *target, widened))
         kernel.setThreadsAttr(
             IntegerAttr::get(kernel.getThreadsAttr().getType(), widened));
     });

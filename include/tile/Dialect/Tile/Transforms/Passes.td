@@ -48,8 +48,9 @@ def TileWidenKernels : Pass<"tile-widen-kernels"> {
     threads until they fit, up to `max-threads`. Kernels of whole warps
     only: a count that is not a multiple of the warp size, and kernels whose fragments
     or parallel loops carry a layout written by the user (which fixes the
-    threads) keep theirs, as does every kernel on the CPU target. Run
-    before tile-infer-layouts.
+    threads), and kernels whose layouts conflict at the wider count (layout
+    inference is tried on a copy), keep theirs, as does every kernel on
+    the CPU target. Run before tile-infer-layouts.
   }];
   let options = [
     Option<"maxThreads", "max-threads", "int64_t", /*default=*/"256",
