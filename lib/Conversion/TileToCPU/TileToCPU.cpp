@@ -632,14 +632,8 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
     };
 
     auto printElements = [&](OpBuilder &b) {
-      auto type = cast<MemRefType>(buffer.getType());
-      SmallVector<Value> sizes;
-      for (auto [d, size] : llvm::enumerate(type.getShape()))
-        sizes.push_back(ShapedType::isDynamic(size)
-                            ? Value(memref::DimOp::create(b, loc, buffer, d))
-                            : constantIndex(b, loc, size));
       buildRowMajorLoop(
-          b, loc, sizes,
+          b, loc, buffer,
           [&](OpBuilder &inner, Location l, Value flat, ValueRange index) {
             Value element = memref::LoadOp::create(inner, l, buffer, index);
             buildPrintLine(inner, l, op, origin, flat, element, emitPrintf);

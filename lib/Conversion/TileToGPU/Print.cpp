@@ -45,17 +45,6 @@ static void emitPrintf(OpBuilder &b, Location loc, StringRef format,
   gpu::PrintfOp::create(b, loc, format, args);
 }
 
-/// The sizes of `buffer`'s dims (index values).
-static SmallVector<Value> getSizes(OpBuilder &b, Location loc, Value buffer) {
-  auto type = cast<ShapedType>(buffer.getType());
-  SmallVector<Value> sizes;
-  for (auto [d, size] : llvm::enumerate(type.getShape()))
-    sizes.push_back(ShapedType::isDynamic(size)
-                        ? Value(memref::DimOp::create(b, loc, buffer, d))
-                        : Value(arith::ConstantIndexOp::create(b, loc, size)));
-  return sizes;
-}
-
 LogicalResult mlir::tile::gpu_lowering::lowerPrint(const KernelContext &k,
                                                    PatternRewriter &rewriter,
                                                    PrintOp op) {
@@ -114,7 +103,7 @@ LogicalResult mlir::tile::gpu_lowering::lowerPrint(const KernelContext &k,
 
   auto printElements = [&](OpBuilder &at) {
     buildRowMajorLoop(
-        at, loc, getSizes(at, loc, value),
+        at, loc, value,
         [&](OpBuilder &inner, Location l, Value flat, ValueRange index) {
           buildPrintLine(inner, l, op, origin, flat,
                          read(inner, l, flat, index), emitPrintf);

@@ -7,6 +7,7 @@
 #include "tile/Dialect/Tile/Utils/PrintLines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -139,8 +140,14 @@ void mlir::tile::buildPrintLine(OpBuilder &b, Location loc, PrintOp op,
 }
 
 void mlir::tile::buildRowMajorLoop(
-    OpBuilder &b, Location loc, ValueRange sizes,
+    OpBuilder &b, Location loc, Value buffer,
     function_ref<void(OpBuilder &, Location, Value, ValueRange)> body) {
+  SmallVector<Value> sizes;
+  for (auto [d, size] :
+       llvm::enumerate(cast<ShapedType>(buffer.getType()).getShape()))
+    sizes.push_back(ShapedType::isDynamic(size)
+                        ? Value(memref::DimOp::create(b, loc, buffer, d))
+                        : Value(arith::ConstantIndexOp::create(b, loc, size)));
   Value count = arith::ConstantIndexOp::create(b, loc, 1);
   for (Value size : sizes)
     count = arith::MulIOp::create(b, loc, count, size);

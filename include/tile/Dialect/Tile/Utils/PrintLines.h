@@ -47,10 +47,11 @@ void buildPrintLine(OpBuilder &b, Location loc, PrintOp op,
                     PrintfBuilder printf);
 
 /// Calls `body` with the flat index and the logical index of each element
-/// of a buffer of `sizes` (index values), in row-major order: one scf.for
-/// over the elements.
+/// of `buffer` (a shaped value: static sizes from its type, dynamic ones
+/// read with memref.dim), in row-major order: one scf.for over the
+/// elements.
 void buildRowMajorLoop(
-    OpBuilder &b, Location loc, ValueRange sizes,
+    OpBuilder &b, Location loc, Value buffer,
     function_ref<void(OpBuilder &, Location, Value flat, ValueRange index)>
         body);
 
