@@ -21,15 +21,20 @@ using namespace mlir::tile;
 // PrintOp
 //===----------------------------------------------------------------------===//
 
+/// Whether `type` is in #gpu.address_space<private>.
+static bool isPrivateMemRef(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Private;
+}
+
 /// Whether `memref` lives in one thread: a memref in
 /// #gpu.address_space<private>, or an alloca of the kernel without a memory
 /// space (TileLang's T.alloc_local).
 static bool isThreadLocal(Value memref) {
   auto type = cast<MemRefType>(memref.getType());
-  if (auto space =
-          dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace()))
-    return space.getValue() == gpu::AddressSpace::Private;
-  return !type.getMemorySpace() && memref.getDefiningOp<memref::AllocaOp>();
+  if (type.getMemorySpace())
+    return isPrivateMemRef(type);
+  return static_cast<bool>(memref.getDefiningOp<memref::AllocaOp>());
 }
 
 PrintOp::Printed PrintOp::getPrinted() {
@@ -116,14 +121,11 @@ LogicalResult PrintOp::verify() {
     return emitOpError("prints integers of at most 64 bits, got ") << element;
   if (getIsUnsigned() && !element.isSignlessInteger())
     return emitOpError("'unsigned' needs integer values, got ") << element;
-  if (auto memref = dyn_cast<MemRefType>(getValue().getType())) {
-    Attribute space = memref.getMemorySpace();
+  if (auto memref = dyn_cast<MemRefType>(getValue().getType()))
     if (!isGlobalMemRef(memref) && !isSharedMemRef(memref) &&
-        !(isa_and_nonnull<gpu::AddressSpaceAttr>(space) &&
-          cast<gpu::AddressSpaceAttr>(space).getValue() ==
-              gpu::AddressSpace::Private))
-      return emitOpError("cannot print a memref in memory space ") << space;
-  }
+        !isPrivateMemRef(memref))
+      return emitOpError("cannot print a memref in memory space ")
+             << memref.getMemorySpace();
   if (printed == Printed::Scalar && getNameAttr())
     return emitOpError("'name' names a printed buffer, but the value is a "
                        "scalar of type ")
