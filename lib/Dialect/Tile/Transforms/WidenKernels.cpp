@@ -22,9 +22,9 @@ namespace mlir::tile {
 using namespace mlir;
 using namespace mlir::tile;
 
-/// The 32-bit registers per thread that `kernel`'s fragments take when
-/// `threads` threads share each evenly.
-static int64_t getFragmentRegisters(KernelOp kernel, int64_t threads) {
+/// The 32-bit registers that `kernel`'s fragments take in all (the block's
+/// threads share them).
+static int64_t getFragmentRegisters(KernelOp kernel) {
   int64_t bits = 0;
   kernel.walk([&](FragmentOp op) {
     FragmentType type = op.getType();
@@ -33,7 +33,7 @@ static int64_t getFragmentRegisters(KernelOp kernel, int64_t threads) {
         element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
     bits += type.getNumElements() * width;
   });
-  return llvm::divideCeil(llvm::divideCeil(bits, 32), threads);
+  return llvm::divideCeil(bits, 32);
 }
 
 /// Whether the user wrote a layout that fixes how `kernel`'s threads share
@@ -68,13 +68,15 @@ static bool hasLayoutsAt(KernelOp kernel, const TargetInfo &target,
   return found;
 }
 
-/// Whether an ancestor of `op` names the target.
-static bool hasTarget(Operation *op) {
+/// The target an ancestor of `op` names, if one does (tile-infer-layouts
+/// reports a missing one).
+static TargetAttr findTarget(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp())
-    if (parent->hasAttr(TargetAttr::getAttrName()))
-      return true;
-  return false;
+    if (auto target =
+            parent->getAttrOfType<TargetAttr>(TargetAttr::getAttrName()))
+      return target;
+  return {};
 }
 
 namespace {
@@ -83,26 +85,31 @@ struct TileWidenKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation()->walk([&](KernelOp kernel) {
-      if (!hasTarget(kernel))
-        return; // tile-infer-layouts says it needs one
-      FailureOr<TargetInfo> target = getTarget(kernel);
-      if (failed(target) || target->isCPU() || hasWrittenThreadLayouts(kernel))
-        return;
-      int64_t limit = std::min<int64_t>(maxThreads, target->maxThreadsPerBlock);
-      int64_t budget = target->registersPerThread * 3 / 4;
+    // Collected first: trying a width clones a kernel beside it.
+    SmallVector<KernelOp> kernels;
+    getOperation()->walk([&](KernelOp kernel) { kernels.push_back(kernel); });
+    for (KernelOp kernel : kernels) {
+      TargetAttr attr = findTarget(kernel);
+      if (!attr)
+        continue;
+      TargetInfo target = attr.getInfo();
+      if (target.isCPU() || hasWrittenThreadLayouts(kernel))
+        continue;
+      int64_t limit = std::min<int64_t>(maxThreads, target.maxThreadsPerBlock);
+      int64_t budget = target.registersPerThread * 3 / 4;
       int64_t threads = kernel.getThreadsAttr().getInt();
       // Whole warps only: an odd count is the user's experiment.
-      if (threads % target->warpSize != 0)
-        return;
+      if (threads % target.warpSize != 0)
+        continue;
+      int64_t registers = getFragmentRegisters(kernel);
       int64_t widened = threads;
-      while (getFragmentRegisters(kernel, widened) > budget &&
+      while (llvm::divideCeilSigned(registers, widened) > budget &&
              widened * 2 <= limit)
         widened *= 2;
-      if (widened != threads && hasLayoutsAt(kernel, *target, widened))
+      if (widened != threads && hasLayoutsAt(kernel, target, widened))
         kernel.setThreadsAttr(
             IntegerAttr::get(kernel.getThreadsAttr().getType(), widened));
-    });
+    }
   }
 };
 } // namespace
