@@ -18,6 +18,8 @@
 
 #include "KernelContext.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 namespace mlir::tile::gpu_lowering {
 
 //===----------------------------------------------------------------------===//
@@ -104,6 +106,40 @@ void loadFragment(const KernelContext &k, OpBuilder &b, Location loc,
 //===----------------------------------------------------------------------===//
 // tile.parallel (Parallel.cpp)
 //===----------------------------------------------------------------------===//
+
+/// How a tile.parallel runs each of a thread's runs of `width` consecutive
+/// slots (consecutive indices of its innermost dim) as one iteration on
+/// vectors (ParallelVectors.cpp).
+struct ParallelVectors {
+  /// A load or store at consecutive innermost indices: `chunk` elements per
+  /// vector access, at the innermost induction variable plus `offset`
+  /// (computable before the loop; null: plus nothing).
+  struct Run {
+    int64_t chunk;
+    Value offset;
+  };
+  int64_t width = 1;
+  /// The body's values that differ between a run's iterations.
+  llvm::DenseSet<Value> varying;
+  llvm::DenseMap<Operation *, Run> runs;
+
+  bool isVarying(Value v) const { return varying.contains(v); }
+};
+
+/// The vector plan of `op`, or std::nullopt when the scalar code is as
+/// good (no memory access in vectors) or the body cannot run on vectors
+/// (regions, side effects, several iterations storing to one element).
+std::optional<ParallelVectors> planParallelVectors(const KernelContext &k,
+                                                   OpBuilder &b, ParallelOp op,
+                                                   const Layout &loop);
+/// i1: every vector access of the plan is aligned (global rows and run-time
+/// offsets); null when that holds by construction.
+Value buildParallelAlignment(const KernelContext &k, OpBuilder &b,
+                             ParallelOp op, const ParallelVectors &plan);
+/// The runs of `op` a thread holds, each once on vectors.
+LogicalResult buildVectorIterations(const KernelContext &k, OpBuilder &b,
+                                    ParallelOp op, const Layout &loop,
+                                    const ParallelVectors &plan);
 
 /// Lowers a tile.parallel: its body once per slot of the loop layout a
 /// thread holds, with element accesses turned into slot and memory

@@ -8,6 +8,10 @@
 // holds, with the iteration's index; element accesses become loads and stores
 // of fragment slots (the slot the loop's slot maps to) or of global and shared
 // memory. Writes to shared memory are fenced by barriers on both sides.
+// Where a thread's slots come in runs along the innermost dim and the body
+// reads or writes memory there, the runs execute on vectors instead
+// (ParallelVectors.cpp), with this code as the fallback for unaligned
+// tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,43 +39,25 @@ static Value uniformSlotOffset(OpBuilder &b, Location loc,
   return applyLayout(b, loc, fragment.layout, index, kSlotAxis);
 }
 
-LogicalResult mlir::tile::gpu_lowering::lowerParallel(const KernelContext &k,
-                                                      PatternRewriter &rewriter,
-                                                      ParallelOp op) {
+namespace {
+/// An element access of a tile.parallel's body and, for a fragment, the
+/// loop dim each of its dims reads.
+struct Access {
+  Operation *op;
+  SmallVector<unsigned> dims;
+};
+} // namespace
+
+/// Each slot of `loop` a thread holds runs the body once, element by
+/// element, at `rewriter`'s insertion point.
+static LogicalResult buildScalarIterations(const KernelContext &k,
+                                           PatternRewriter &rewriter,
+                                           ParallelOp op, const Layout &loop,
+                                           ArrayRef<Access> accesses,
+                                           ArrayRef<PrintOp> prints) {
   OpBuilder &b = rewriter;
   Location loc = op.getLoc();
-  const Layout &loop = k.getLoopLayout(op);
   Block &body = op.getBody().front();
-
-  // Element accesses, and for fragments the loop dim each of their dims
-  // reads.
-  struct Access {
-    Operation *op;
-    SmallVector<unsigned> dims;
-  };
-  SmallVector<Access> accesses;
-  SmallVector<PrintOp> prints;
-  bool storesToShared = false;
-  body.walk([&](Operation *nested) {
-    if (auto print = dyn_cast<PrintOp>(nested))
-      prints.push_back(print);
-    if (!isa<LoadOp, StoreOp>(nested))
-      return;
-    Access access{nested, {}};
-    Value buffer = isa<LoadOp>(nested) ? cast<LoadOp>(nested).getBuffer()
-                                       : cast<StoreOp>(nested).getBuffer();
-    ValueRange indices = isa<LoadOp>(nested)
-                             ? cast<LoadOp>(nested).getIndices()
-                             : cast<StoreOp>(nested).getIndices();
-    if (isa<FragmentType>(buffer.getType()))
-      access.dims = getFragmentAccessDims(op, indices);
-    storesToShared |= isa<StoreOp>(nested) && k.getShared(buffer);
-    accesses.push_back(std::move(access));
-  });
-
-  b.setInsertionPoint(op);
-  if (storesToShared)
-    k.barrier(b, loc);
   for (int64_t slot = 0, e = getSlotExtent(loop); slot < e; ++slot) {
     if (!isSlotUsed(loop, slot))
       continue;
@@ -149,6 +135,66 @@ LogicalResult mlir::tile::gpu_lowering::lowerParallel(const KernelContext &k,
     if (failed(status))
       return failure();
   }
+  return success();
+}
+
+LogicalResult mlir::tile::gpu_lowering::lowerParallel(const KernelContext &k,
+                                                      PatternRewriter &rewriter,
+                                                      ParallelOp op) {
+  OpBuilder &b = rewriter;
+  Location loc = op.getLoc();
+  const Layout &loop = k.getLoopLayout(op);
+  Block &body = op.getBody().front();
+
+  SmallVector<Access> accesses;
+  SmallVector<PrintOp> prints;
+  bool storesToShared = false;
+  body.walk([&](Operation *nested) {
+    if (auto print = dyn_cast<PrintOp>(nested))
+      prints.push_back(print);
+    if (!isa<LoadOp, StoreOp>(nested))
+      return;
+    Access access{nested, {}};
+    Value buffer = isa<LoadOp>(nested) ? cast<LoadOp>(nested).getBuffer()
+                                       : cast<StoreOp>(nested).getBuffer();
+    ValueRange indices = isa<LoadOp>(nested)
+                             ? cast<LoadOp>(nested).getIndices()
+                             : cast<StoreOp>(nested).getIndices();
+    if (isa<FragmentType>(buffer.getType()))
+      access.dims = getFragmentAccessDims(op, indices);
+    storesToShared |= isa<StoreOp>(nested) && k.getShared(buffer);
+    accesses.push_back(std::move(access));
+  });
+
+  b.setInsertionPoint(op);
+  if (storesToShared)
+    k.barrier(b, loc);
+  LogicalResult status = success();
+  auto scalarBody = [&](OpBuilder &at) {
+    OpBuilder::InsertionGuard insertion(rewriter);
+    rewriter.setInsertionPoint(at.getInsertionBlock(), at.getInsertionPoint());
+    status = buildScalarIterations(k, rewriter, op, loop, accesses, prints);
+  };
+  if (std::optional<ParallelVectors> plan =
+          planParallelVectors(k, b, op, loop)) {
+    // Runs in vectors where every vector access is aligned, else (an
+    // unaligned global tensor or offset) element by element.
+    Value aligned = buildParallelAlignment(k, b, op, *plan);
+    withAlignment(
+        b, loc, aligned,
+        [&](OpBuilder &at) {
+          status = buildVectorIterations(k, at, op, loop, *plan);
+        },
+        [&](OpBuilder &at) {
+          LogicalResult vectorStatus = status;
+          scalarBody(at);
+          status = succeeded(vectorStatus) ? status : vectorStatus;
+        });
+  } else {
+    scalarBody(b);
+  }
+  if (failed(status))
+    return failure();
   if (storesToShared)
     k.publishShared(b, loc);
   rewriter.eraseOp(op);

@@ -1,0 +1,490 @@
+//===- ParallelVectors.cpp - tile.parallel on vectors ---------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A thread holds the iterations of a tile.parallel in runs: consecutive
+// slots of the loop layout that are consecutive indices of its innermost
+// dim. Such a run executes as one iteration on vectors, as TileLang's
+// vectorized parallel loops do: what differs between the run's iterations
+// (the innermost induction variable and what is computed from it) is a
+// vector, what does not is a scalar computed once; memory read or written
+// at consecutive innermost indices moves in vectors of up to 16 bytes where
+// the buffer's layout and the alignment allow, other accesses element by
+// element. Fragments are registers: their slots are read and written one by
+// one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Copies.h"
+
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::gpu_lowering;
+
+/// The widest run a vector holds (16 i8 elements: one 16-byte access).
+static constexpr int64_t kMaxRun = 16;
+
+/// Whether `op` computes on vectors as on scalars, one element at a time,
+/// in code the targets lower well (arith, not the 8-bit floats that
+/// tile-expand-float8 expands element by element).
+static bool isVectorArith(Operation *op) {
+  if (!isa<arith::ArithDialect>(op->getDialect()) ||
+      !op->hasTrait<OpTrait::Vectorizable>())
+    return false;
+  auto scalar = [](Type type) {
+    if (auto f = dyn_cast<FloatType>(type))
+      return f.getWidth() >= 16;
+    return type.isIntOrIndex();
+  };
+  return llvm::all_of(op->getOperandTypes(), scalar) &&
+         llvm::all_of(op->getResultTypes(), scalar);
+}
+
+/// Whether `v` can be computed before the loop: defined outside `body`, or
+/// by side-effect-free ops of `body` from such values (not the induction
+/// variables).
+static bool isHoistable(Value v, Block &body) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return v.getParentBlock() != &body;
+  if (def->getBlock() != &body)
+    return true;
+  return def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
+         llvm::all_of(def->getOperands(), [&](Value operand) {
+           return isHoistable(operand, body);
+         });
+}
+
+/// The run access a load or store at `indices` of `buffer` makes, if its
+/// innermost index is the innermost induction variable (plus a hoistable
+/// offset) and the other indices are the same across the run.
+static std::optional<ParallelVectors::Run>
+findRun(const KernelContext &k, OpBuilder &b, Location loc, Block &body,
+        const ParallelVectors &plan, Value buffer, ValueRange indices) {
+  Value iv = body.getArguments().back();
+  if (llvm::any_of(indices.drop_back(),
+                   [&](Value v) { return plan.isVarying(v); }))
+    return std::nullopt;
+  Value last = indices.back();
+  Value offset;
+  if (last != iv) {
+    auto add = last.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return std::nullopt;
+    if (add.getLhs() == iv)
+      offset = add.getRhs();
+    else if (add.getRhs() == iv)
+      offset = add.getLhs();
+    if (!offset || plan.isVarying(offset) || !isHoistable(offset, body))
+      return std::nullopt;
+  }
+  Side side = describe(k, b, loc, buffer, {});
+  int64_t chunk =
+      std::min(plan.width, int64_t(16) / elementBytes(side.getElementType()));
+  // A constant offset is aligned to its largest power-of-two divisor.
+  APInt constant;
+  if (offset && matchPattern(offset, m_ConstantInt(&constant))) {
+    int64_t value = constant.getSExtValue();
+    while (chunk > 1 && value % chunk != 0)
+      chunk /= 2;
+  }
+  for (; chunk > 1; chunk /= 2)
+    if (allowsVectors(side, chunk))
+      return ParallelVectors::Run{chunk, offset};
+  return std::nullopt;
+}
+
+std::optional<ParallelVectors> mlir::tile::gpu_lowering::planParallelVectors(
+    const KernelContext &k, OpBuilder &b, ParallelOp op, const Layout &loop) {
+  Block &body = op.getBody().front();
+  ParallelVectors plan;
+  for (int64_t width = kMaxRun; width > 1 && plan.width == 1; width /= 2)
+    if (succeeded(rescaleSlotRuns(loop, width)))
+      plan.width = width;
+  if (plan.width == 1)
+    return std::nullopt;
+  for (int64_t slot = 0, e = getSlotExtent(loop); slot < e; ++slot)
+    if (isSlotUsed(loop, slot) != isSlotUsed(loop, slot - slot % plan.width))
+      return std::nullopt;
+
+  plan.varying.insert(body.getArguments().back());
+  for (Operation &nested : body) {
+    bool varies = llvm::any_of(nested.getOperands(),
+                               [&](Value v) { return plan.isVarying(v); });
+    Value buffer;
+    ValueRange indices;
+    if (auto load = dyn_cast<LoadOp>(nested)) {
+      buffer = load.getBuffer();
+      indices = load.getIndices();
+    } else if (auto store = dyn_cast<StoreOp>(nested)) {
+      // Iterations that store to one element: left to the scalar order.
+      if (!llvm::any_of(store.getIndices(),
+                        [&](Value v) { return plan.isVarying(v); }))
+        return std::nullopt;
+      buffer = store.getBuffer();
+      indices = store.getIndices();
+    } else if (nested.getNumRegions() != 0 || !isMemoryEffectFree(&nested)) {
+      return std::nullopt;
+    }
+    if (!varies)
+      continue;
+    plan.varying.insert(nested.getResults().begin(), nested.getResults().end());
+    if (!buffer || k.getFragment(buffer))
+      continue;
+    if (std::optional<ParallelVectors::Run> run =
+            findRun(k, b, op.getLoc(), body, plan, buffer, indices))
+      plan.runs[&nested] = *run;
+  }
+  // Without a vector access of memory the scalar code is as good.
+  if (plan.runs.empty())
+    return std::nullopt;
+  return plan;
+}
+
+/// `v` (hoistable) computed at `b`'s insertion point.
+static Value hoist(OpBuilder &b, Value v, Block &body, IRMapping &mapping) {
+  if (Value done = mapping.lookupOrNull(v))
+    return done;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != &body)
+    return v;
+  for (Value operand : def->getOperands())
+    hoist(b, operand, body, mapping);
+  b.clone(*def, mapping);
+  return mapping.lookup(v);
+}
+
+Value mlir::tile::gpu_lowering::buildParallelAlignment(
+    const KernelContext &k, OpBuilder &b, ParallelOp op,
+    const ParallelVectors &plan) {
+  Location loc = op.getLoc();
+  Block &body = op.getBody().front();
+  IRMapping hoisted;
+  Value all;
+  auto conjoin = [&](Value ok) {
+    all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
+  };
+  for (Operation &nested : body) {
+    auto it = plan.runs.find(&nested);
+    if (it == plan.runs.end())
+      continue;
+    const ParallelVectors::Run &run = it->second;
+    Value buffer = isa<LoadOp>(nested) ? cast<LoadOp>(nested).getBuffer()
+                                       : cast<StoreOp>(nested).getBuffer();
+    if (!k.getShared(buffer))
+      conjoin(areRowsAligned(b, loc, buffer, run.chunk));
+    if (run.offset && !matchPattern(run.offset, m_Constant()))
+      conjoin(
+          isMultipleOf(b, loc, hoist(b, run.offset, body, hoisted), run.chunk));
+  }
+  return all;
+}
+
+namespace {
+/// Builds one run of iterations: the body once, on vectors.
+class RunBuilder {
+public:
+  RunBuilder(const KernelContext &k, OpBuilder &b, ParallelOp op,
+             const Layout &loop, const ParallelVectors &plan, int64_t slot)
+      : k(k), b(b), loc(op.getLoc()), body(op.getBody().front()), loop(loop),
+        plan(plan), slot(slot) {}
+
+  LogicalResult build();
+
+private:
+  VectorType vectorOf(Type type) const {
+    return VectorType::get({plan.width}, type);
+  }
+  /// `v` as a vector of the run (a scalar is broadcast).
+  Value vector(Value v);
+  /// Lane `lane`'s value of `v`.
+  Value lane(Value v, int64_t lane);
+  Side memorySide(Value buffer);
+  LogicalResult buildLoad(LoadOp load);
+  LogicalResult buildStore(StoreOp store);
+  void buildCompute(Operation &op);
+  /// The fragment slot lane `lane` of the run reads or writes in `access`.
+  FailureOr<int64_t> fragmentSlot(Operation *access,
+                                  const FragmentStorage &fragment,
+                                  ValueRange indices, int64_t lane);
+  /// The run's indices of a run access: its first element's.
+  SmallVector<Value> runIndex(ValueRange indices,
+                              const ParallelVectors::Run &run);
+
+  const KernelContext &k;
+  OpBuilder &b;
+  Location loc;
+  Block &body;
+  const Layout &loop;
+  const ParallelVectors &plan;
+  int64_t slot;
+  /// Values the run's iterations share, and the body's values that differ
+  /// between them, as vectors.
+  IRMapping scalars;
+  DenseMap<Value, Value> vectors;
+  DenseMap<Value, Value> broadcasts;
+  /// The innermost index of the run's first iteration.
+  Value first;
+};
+} // namespace
+
+Value RunBuilder::vector(Value v) {
+  if (v == body.getArguments().back() && !vectors.count(v)) {
+    // first, first + 1, ...
+    VectorType type = vectorOf(v.getType());
+    vectors[v] = arith::AddIOp::create(
+        b, loc, vector::BroadcastOp::create(b, loc, type, first),
+        arith::ConstantOp::create(b, loc,
+                                  b.getIndexVectorAttr(llvm::to_vector(
+                                      llvm::seq<int64_t>(0, plan.width)))));
+  }
+  if (plan.isVarying(v))
+    return vectors.lookup(v);
+  Value &broadcast = broadcasts[v];
+  if (!broadcast) {
+    Value scalar = scalars.lookupOrDefault(v);
+    broadcast =
+        vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), scalar);
+  }
+  return broadcast;
+}
+
+Value RunBuilder::lane(Value v, int64_t lane) {
+  if (!plan.isVarying(v))
+    return scalars.lookupOrDefault(v);
+  if (v == body.getArguments().back())
+    return lane == 0
+               ? first
+               : arith::AddIOp::create(b, loc, first, k.constant(b, loc, lane))
+                     .getResult();
+  return vector::ExtractOp::create(b, loc, vector(v), lane);
+}
+
+Side RunBuilder::memorySide(Value buffer) {
+  Side side = describe(k, b, loc, buffer, {});
+  side.offsets.assign(cast<ShapedType>(buffer.getType()).getRank(),
+                      k.constant(b, loc, 0));
+  return side;
+}
+
+FailureOr<int64_t> RunBuilder::fragmentSlot(Operation *access,
+                                            const FragmentStorage &fragment,
+                                            ValueRange indices, int64_t lane) {
+  std::optional<int64_t> mapped = k.mapSlot(
+      loop, slot + lane, fragment.layout,
+      getFragmentAccessDims(access->getParentOfType<ParallelOp>(), indices));
+  if (mapped)
+    return *mapped;
+  return access->emitOpError()
+         << (isa<LoadOp>(access) ? "reads" : "writes")
+         << " a fragment element that the thread running this iteration "
+            "does not hold in a fixed slot";
+}
+
+SmallVector<Value> RunBuilder::runIndex(ValueRange indices,
+                                        const ParallelVectors::Run &run) {
+  SmallVector<Value> index;
+  for (Value v : indices.drop_back())
+    index.push_back(scalars.lookupOrDefault(v));
+  index.push_back(run.offset
+                      ? arith::AddIOp::create(
+                            b, loc, first, scalars.lookupOrDefault(run.offset))
+                      : first);
+  return index;
+}
+
+/// The uniform slot offset of a fragment access (see Parallel.cpp).
+static Value uniformOffset(OpBuilder &b, Location loc,
+                           const FragmentStorage &fragment, ValueRange indices,
+                           ArrayRef<unsigned> dims) {
+  if (!llvm::is_contained(dims, kUniformDim))
+    return Value();
+  SmallVector<Value> index;
+  for (auto [d, value] : llvm::zip(dims, indices))
+    index.push_back(d == kUniformDim ? value : constantIndex(b, loc, 0));
+  return applyLayout(b, loc, fragment.layout, index, kSlotAxis);
+}
+
+LogicalResult RunBuilder::buildLoad(LoadOp load) {
+  Value buffer = load.getBuffer();
+  SmallVector<Value> indices;
+  for (Value v : load.getIndices())
+    indices.push_back(scalars.lookupOrDefault(v));
+  bool varies = plan.isVarying(load.getResult());
+  int64_t lanes = varies ? plan.width : 1;
+  SmallVector<Value> elements;
+  if (auto it = plan.runs.find(load.getOperation()); it != plan.runs.end()) {
+    const ParallelVectors::Run &run = it->second;
+    Side side = memorySide(buffer);
+    SmallVector<Value> index = runIndex(load.getIndices(), run);
+    Value result;
+    for (int64_t at = 0; at < plan.width; at += run.chunk) {
+      SmallVector<Value> from(index);
+      from.back() =
+          arith::AddIOp::create(b, loc, from.back(), k.constant(b, loc, at));
+      Value chunk =
+          readVector(k, b, loc, side, from, run.chunk, load.getPadAttr());
+      // Appended to the chunks before it.
+      result = result
+                   ? vector::ShuffleOp::create(
+                         b, loc, result, chunk,
+                         llvm::to_vector(llvm::seq<int64_t>(0, at + run.chunk)))
+                   : chunk;
+    }
+    vectors[load.getResult()] = result;
+    return success();
+  }
+  const FragmentStorage *fragment = k.getFragment(buffer);
+  SmallVector<unsigned> dims;
+  if (fragment)
+    dims = getFragmentAccessDims(load->getParentOfType<ParallelOp>(),
+                                 load.getIndices());
+  for (int64_t l = 0; l < lanes; ++l) {
+    SmallVector<Value> index;
+    for (Value v : load.getIndices())
+      index.push_back(lane(v, l));
+    if (fragment) {
+      FailureOr<int64_t> from =
+          fragmentSlot(load, *fragment, load.getIndices(), l);
+      if (failed(from))
+        return failure();
+      elements.push_back(fragment->load(
+          b, loc, *from, uniformOffset(b, loc, *fragment, index, dims)));
+      continue;
+    }
+    Side side = memorySide(buffer);
+    elements.push_back(readMemory(k, b, loc, side, index, load.getPadAttr()));
+  }
+  if (!varies)
+    scalars.map(load.getResult(), elements.front());
+  else
+    vectors[load.getResult()] = vector::FromElementsOp::create(
+        b, loc, vectorOf(load.getType()), elements);
+  return success();
+}
+
+LogicalResult RunBuilder::buildStore(StoreOp store) {
+  Value buffer = store.getBuffer();
+  if (auto it = plan.runs.find(store.getOperation()); it != plan.runs.end()) {
+    const ParallelVectors::Run &run = it->second;
+    Side side = memorySide(buffer);
+    SmallVector<Value> index = runIndex(store.getIndices(), run);
+    Value value = vector(store.getValue());
+    for (int64_t at = 0; at < plan.width; at += run.chunk) {
+      SmallVector<Value> to(index);
+      to.back() =
+          arith::AddIOp::create(b, loc, to.back(), k.constant(b, loc, at));
+      Value chunk = value;
+      if (run.chunk != plan.width)
+        chunk = vector::ShuffleOp::create(
+            b, loc, value, value,
+            llvm::to_vector(llvm::seq<int64_t>(at, at + run.chunk)));
+      writeVector(k, b, loc, side, to, chunk);
+    }
+    return success();
+  }
+  const FragmentStorage *fragment = k.getFragment(buffer);
+  SmallVector<unsigned> dims;
+  if (fragment)
+    dims = getFragmentAccessDims(store->getParentOfType<ParallelOp>(),
+                                 store.getIndices());
+  for (int64_t l = 0; l < plan.width; ++l) {
+    SmallVector<Value> index;
+    for (Value v : store.getIndices())
+      index.push_back(lane(v, l));
+    Value value = lane(store.getValue(), l);
+    if (fragment) {
+      FailureOr<int64_t> to =
+          fragmentSlot(store, *fragment, store.getIndices(), l);
+      if (failed(to))
+        return failure();
+      fragment->store(b, loc, *to, value,
+                      uniformOffset(b, loc, *fragment, index, dims));
+      continue;
+    }
+    Side side = memorySide(buffer);
+    writeMemory(k, b, loc, side, index, value);
+  }
+  return success();
+}
+
+void RunBuilder::buildCompute(Operation &op) {
+  if (!llvm::any_of(op.getResults(),
+                    [&](Value v) { return plan.isVarying(v); })) {
+    b.clone(op, scalars);
+    return;
+  }
+  if (isVectorArith(&op)) {
+    OperationState state(loc, op.getName());
+    for (Value operand : op.getOperands())
+      state.addOperands(vector(operand));
+    for (Type type : op.getResultTypes())
+      state.addTypes(vectorOf(type));
+    state.addAttributes(op.getAttrs());
+    Operation *created = b.create(state);
+    for (auto [from, to] : llvm::zip(op.getResults(), created->getResults()))
+      vectors[from] = to;
+    return;
+  }
+  // Anything else, lane by lane.
+  SmallVector<SmallVector<Value>> results(op.getNumResults());
+  for (int64_t l = 0; l < plan.width; ++l) {
+    IRMapping lanes;
+    for (Value operand : op.getOperands())
+      lanes.map(operand, lane(operand, l));
+    Operation *clone = b.clone(op, lanes);
+    for (auto [i, result] : llvm::enumerate(clone->getResults()))
+      results[i].push_back(result);
+  }
+  for (auto [from, elements] : llvm::zip(op.getResults(), results))
+    vectors[from] = vector::FromElementsOp::create(
+        b, loc, vectorOf(from.getType()), elements);
+}
+
+LogicalResult RunBuilder::build() {
+  SmallVector<Value> index = k.fragmentIndex(b, loc, loop, slot);
+  for (auto [iv, value] : llvm::zip(body.getArguments(), index))
+    scalars.map(iv, value);
+  first = index.back();
+  for (Operation &op : body) {
+    LogicalResult status = success();
+    if (auto load = dyn_cast<LoadOp>(op))
+      status = buildLoad(load);
+    else if (auto store = dyn_cast<StoreOp>(op))
+      status = buildStore(store);
+    else
+      buildCompute(op);
+    if (failed(status))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult mlir::tile::gpu_lowering::buildVectorIterations(
+    const KernelContext &k, OpBuilder &b, ParallelOp op, const Layout &loop,
+    const ParallelVectors &plan) {
+  Location loc = op.getLoc();
+  for (int64_t slot = 0, e = getSlotExtent(loop); slot < e;
+       slot += plan.width) {
+    if (!isSlotUsed(loop, slot))
+      continue;
+    Value guard = k.ownsSlot(b, loc, loop, slot, /*firstCopyOnly=*/false);
+    LogicalResult status = success();
+    buildGuarded(b, loc, guard, [&](OpBuilder &inner) {
+      status = RunBuilder(k, inner, op, loop, plan, slot).build();
+    });
+    if (failed(status))
+      return failure();
+  }
+  return success();
+}

@@ -1,0 +1,90 @@
+// tile.parallel bodies that the GPU runs on vectors (runs of a thread's
+// consecutive iterations, 16-byte accesses): int8 weights dequantized from
+// shared memory with a per-row scale read from global memory; a fused
+// epilogue (bias, ReLU, conversion) from a fragment to global memory at a
+// run-time column offset; a transposing store (element by element); and a
+// tensor whose rows are not aligned for vectors (a view one column in),
+// which takes the scalar code. Ragged: the tensors end inside the tiles.
+// test/Integration/ops.test runs the same on the GPU.
+// RUN: rm -rf %t && mkdir -p %t/d %t/e %t/t %t/u
+// RUN: %python %S/../reference.py eval %t/d "(x.astype(np.float32) * s[:, None].astype(np.float32)).astype(np.float16)" x=int:int8:40x72 s=randn:float16:40
+// RUN: tile-run %s -e dequant --target=cpu --no-cache --arg @%t/d/x.npy --arg @%t/d/s.npy --arg f16:40x72=zeros --check 2=%t/d/ref.npy --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=ARG2
+// RUN: %python %S/../reference.py eval %t/e "np.maximum(a + b.astype(np.float32), 0).astype(np.float16)" a=randn:float32:50x72 b=randn:float16:72
+// RUN: tile-run %s -e epilogue --target=cpu --no-cache --arg @%t/e/a.npy --arg @%t/e/b.npy --arg f16:50x72=zeros --check 2=%t/e/ref.npy --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=ARG2
+// RUN: %python %S/../reference.py eval %t/t "np.ascontiguousarray(x.T) * 2" x=randn:float32:20x36
+// RUN: tile-run %s -e transpose --target=cpu --no-cache --arg @%t/t/x.npy --arg f32:36x20=zeros --check 1=%t/t/ref.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=ARG1
+// RUN: %python %S/../reference.py eval %t/u "np.ascontiguousarray(x[:, 1:]) + 1" x=randn:float32:10x37
+// RUN: tile-run %s -e unaligned --target=cpu --no-cache --arg @%t/u/x.npy --arg f32:10x36=zeros --check 1=%t/u/ref.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=ARG1
+// ARG1: check arg #1 against {{.*}}ref.npy: ok
+// ARG2: check arg #2 against {{.*}}ref.npy: ok
+
+func.func @dequant(%X: memref<40x72xi8>, %S: memref<40xf16>, %Y: memref<40x72xf16>) {
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%bx, %by) in (2, 2) threads(128) {
+    %x = tile.alloc_shared : memref<32x64xi8, #gpu.address_space<workgroup>>
+    %w = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %row = arith.muli %bx, %c32 : index
+    %col = arith.muli %by, %c64 : index
+    tile.copy %X[%row, %col] -> %x : memref<40x72xi8>, memref<32x64xi8, #gpu.address_space<workgroup>>
+    tile.parallel (%i, %j) in (32, 64) {
+      %q = tile.load %x[%i, %j] : memref<32x64xi8, #gpu.address_space<workgroup>>
+      %h = arith.sitofp %q : i8 to f16
+      %r = arith.addi %row, %i : index
+      %s = tile.load %S[%r] : memref<40xf16>
+      %v = arith.mulf %h, %s : f16
+      tile.store %v, %w[%i, %j] : memref<32x64xf16, #gpu.address_space<workgroup>>
+    }
+    tile.copy %w -> %Y[%row, %col] : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<40x72xf16>
+  }
+  return
+}
+
+func.func @epilogue(%A: memref<50x72xf32>, %B: memref<72xf16>, %Y: memref<50x72xf16>) {
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx, %by) in (2, 2) threads(128) {
+    %acc = tile.fragment : !tile.fragment<32x64xf32>
+    %row = arith.muli %bx, %c32 : index
+    %col = arith.muli %by, %c64 : index
+    tile.copy %A[%row, %col] -> %acc : memref<50x72xf32>, !tile.fragment<32x64xf32>
+    tile.parallel (%i, %j) in (32, 64) {
+      %a = tile.load %acc[%i, %j] : !tile.fragment<32x64xf32>
+      %c = arith.addi %col, %j : index
+      %b = tile.load %B[%c] : memref<72xf16>
+      %bf = arith.extf %b : f16 to f32
+      %s = arith.addf %a, %bf : f32
+      %y = arith.maximumf %s, %zero : f32
+      %h = arith.truncf %y : f32 to f16
+      %r = arith.addi %row, %i : index
+      tile.store %h, %Y[%r, %c] : memref<50x72xf16>
+    }
+  }
+  return
+}
+
+func.func @transpose(%X: memref<20x36xf32>, %Y: memref<36x20xf32>) {
+  %two = arith.constant 2.0 : f32
+  tile.kernel grid(%bx) in (1) threads(64) {
+    tile.parallel (%i, %j) in (32, 64) {
+      %x = tile.load %X[%i, %j] : memref<20x36xf32>
+      %y = arith.mulf %x, %two : f32
+      tile.store %y, %Y[%j, %i] : memref<36x20xf32>
+    }
+  }
+  return
+}
+
+func.func @unaligned(%X: memref<10x37xf32>, %Y: memref<10x36xf32>) {
+  %one = arith.constant 1.0 : f32
+  %V = memref.subview %X[0, 1] [10, 36] [1, 1] : memref<10x37xf32> to memref<10x36xf32, strided<[37, 1], offset: 1>>
+  tile.kernel grid(%bx) in (1) threads(64) {
+    tile.parallel (%i, %j) in (16, 64) {
+      %x = tile.load %V[%i, %j] : memref<10x36xf32, strided<[37, 1], offset: 1>>
+      %y = arith.addf %x, %one : f32
+      tile.store %y, %Y[%i, %j] : memref<10x36xf32>
+    }
+  }
+  return
+}
