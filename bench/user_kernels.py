@@ -9,6 +9,8 @@ it (examples/gemm, examples/gemm_splitk, examples/dequantize_gemm): a
 element work in `T.Parallel`. Tile shapes, thread counts and stages are the
 ones such a user picks, not tuned for tile:
 
+  gemm            the plain GEMM at gemm_bias_relu's tiles (what the tile
+                  shape costs, apart from the epilogue). torch: A @ B.
   gemm_bias_relu  C = relu(A B + bias), f16 in and out, f32 accumulation,
                   the epilogue a T.Parallel over the accumulator after the
                   K loop; 128 x 128 x 64, 256 threads, 3 stages; 4096^3 and
@@ -103,6 +105,28 @@ def gemm_bias_relu(M, N, K, block_M=128, block_N=128, block_K=64, threads=256,
                 T.gemm(A_shared, B_shared, C_local)
             for i, j in T.Parallel(block_M, block_N):
                 C_local[i, j] = T.max(C_local[i, j] + Bias[bx * block_N + j], 0)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+@tile.jit(out_idx=[-1])
+def gemm(M, N, K, block_M=128, block_N=128, block_K=64, threads=256, num_stages=3,
+         dtype=T.float16, accum_dtype=T.float32):
+    """The plain GEMM at gemm_bias_relu's tiles: what the epilogue costs."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+             C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
             T.copy(C_local, C[by * block_M, bx * block_N])
 
     return main
@@ -412,6 +436,14 @@ def case_gemm_bias_relu(X, M, N, K):
                 lambda: X.relu(X.f32(A) @ X.f32(B) + X.f32(bias)), torch)
 
 
+def case_gemm(X, M, N, K):
+    A, B = X.randn(M, K), X.randn(K, N)
+    cfg = dict(block_M=128, block_N=128, block_K=64, threads=256, num_stages=3)
+    torch = [("torch A @ B", lambda: A @ B, None)] if hasattr(X, "torch") else []
+    return Case(2 * M * N * K, cfg, lambda: gemm(M, N, K, **cfg), lambda k: k(A, B),
+                lambda: X.f32(A) @ X.f32(B), torch)
+
+
 def case_gemm_tn(X, M, N, K):
     A, B = X.randn(K, M), X.randn(K, N)
     cfg = dict(block_M=128, block_N=128, block_K=32, threads=256, num_stages=4)
@@ -536,6 +568,8 @@ def _int4pack_counterpart(t, A, q, scale, group_size):
 
 # name -> (case function, GPU shapes, CPU shapes)
 CASES = {
+    "gemm": (case_gemm, [(4096, 4096, 4096), (8192, 8192, 8192)],
+             [(200, 136, 96), (256, 128, 192)]),
     "gemm_bias_relu": (case_gemm_bias_relu, [(4096, 4096, 4096), (8192, 8192, 8192)],
                        [(200, 136, 96), (256, 128, 192)]),
     "gemm_tn": (case_gemm_tn, [(4096, 4096, 4096)], [(200, 136, 96), (128, 256, 64)]),

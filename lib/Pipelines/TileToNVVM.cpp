@@ -137,6 +137,7 @@ void mlir::tile::buildTileToNVVMPipeline(
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addPass(createLowerAffinePass());
+  pm.addNestedPass<gpu::GPUModuleOp>(tile::createConvertInt8ToFloatByBits());
   addFloat8Expansion(pm);
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

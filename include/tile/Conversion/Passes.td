@@ -146,6 +146,25 @@ def ConvertMathToNVVMIntrinsics
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def ConvertInt8ToFloatByBits
+    : Pass<"tile-int8-to-float-by-bits", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "convert i8 to f16 and f32 by building the float's bits";
+  let description = [{
+    `arith.sitofp` and `arith.uitofp` from i8 to f16 or f32 (scalars and
+    vectors) become integer operations and one subtraction: the byte (its
+    sign bit flipped when signed) is the low mantissa bits of 1024.0 (f16,
+    0x6400) or 2^23 (f32, 0x4B000000), and subtracting that float's value
+    (plus 128 when signed) leaves the integer, exactly. NVIDIA's
+    integer-to-float instruction runs at a quarter of the arithmetic rate and
+    converts one element; the bit operations take 2 or 4 elements per 32-bit
+    register (`prmt`, `lop3`) and the subtraction two f16 at once. This is
+    how weights dequantized in a kernel's loop are converted (FasterTransformer,
+    TileLang and LADDER convert the same way). Runs before arith-to-llvm.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def CheckNVVMToolkit
     : Pass<"tile-check-nvvm-toolkit", "::mlir::gpu::GPUModuleOp"> {
   let summary = "refuse kernels that need a part of the CUDA toolkit that "

@@ -7,7 +7,7 @@
 // which takes the scalar code. Ragged: the tensors end inside the tiles.
 // test/Integration/ops.test runs the same on the GPU.
 // RUN: rm -rf %t && mkdir -p %t/d %t/e %t/t %t/u
-// RUN: %python %S/../reference.py eval %t/d "(x.astype(np.float32) * s[:, None].astype(np.float32)).astype(np.float16)" x=int:int8:40x72 s=randn:float16:40
+// RUN: %python %S/../reference.py eval %t/d "(x.astype(np.float32) * s[:, None].astype(np.float32)).astype(np.float16)" x=arange:int8:40x72 s=randn:float16:40
 // RUN: tile-run %s -e dequant --target=cpu --no-cache --arg @%t/d/x.npy --arg @%t/d/s.npy --arg f16:40x72=zeros --check 2=%t/d/ref.npy --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=ARG2
 // RUN: %python %S/../reference.py eval %t/e "np.maximum(a + b.astype(np.float32), 0).astype(np.float16)" a=randn:float32:50x72 b=randn:float16:72
 // RUN: tile-run %s -e epilogue --target=cpu --no-cache --arg @%t/e/a.npy --arg @%t/e/b.npy --arg f16:50x72=zeros --check 2=%t/e/ref.npy --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=ARG2
@@ -15,6 +15,15 @@
 // RUN: tile-run %s -e transpose --target=cpu --no-cache --arg @%t/t/x.npy --arg f32:36x20=zeros --check 1=%t/t/ref.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=ARG1
 // RUN: %python %S/../reference.py eval %t/u "np.ascontiguousarray(x[:, 1:]) + 1" x=randn:float32:10x37
 // RUN: tile-run %s -e unaligned --target=cpu --no-cache --arg @%t/u/x.npy --arg f32:10x36=zeros --check 1=%t/u/ref.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=ARG1
+// Every int8 value, converted signed and unsigned to f16 and f32 (the GPU
+// builds the floats' bits, tile-int8-to-float-by-bits).
+// RUN: mkdir -p %t/cs %t/cu %t/cs32 %t/cu16
+// RUN: %python %S/../reference.py eval %t/cs "x.astype(np.float16)" x=arange:int8:8x64
+// RUN: %python %S/../reference.py eval %t/cu "x.view(np.uint8).astype(np.float32)" x=arange:int8:8x64
+// RUN: %python %S/../reference.py eval %t/cs32 "x.astype(np.float32)" x=arange:int8:8x64
+// RUN: %python %S/../reference.py eval %t/cu16 "x.view(np.uint8).astype(np.float16)" x=arange:int8:8x64
+// RUN: tile-run %s -e convert --target=cpu --no-cache --arg @%t/cs/x.npy --arg f16:8x64=zeros --arg f32:8x64=zeros --arg f32:8x64=zeros --arg f16:8x64=zeros --check 1=%t/cs/ref.npy --check 2=%t/cu/ref.npy --check 3=%t/cs32/ref.npy --check 4=%t/cu16/ref.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=CONVERT
+// CONVERT-COUNT-4: check arg #{{[1-4]}} against {{.*}}ref.npy: ok
 // ARG1: check arg #1 against {{.*}}ref.npy: ok
 // ARG2: check arg #2 against {{.*}}ref.npy: ok
 
@@ -84,6 +93,23 @@ func.func @unaligned(%X: memref<10x37xf32>, %Y: memref<10x36xf32>) {
       %x = tile.load %V[%i, %j] : memref<10x36xf32, strided<[37, 1], offset: 1>>
       %y = arith.addf %x, %one : f32
       tile.store %y, %Y[%i, %j] : memref<10x36xf32>
+    }
+  }
+  return
+}
+
+func.func @convert(%X: memref<8x64xi8>, %S16: memref<8x64xf16>, %U32: memref<8x64xf32>, %S32: memref<8x64xf32>, %U16: memref<8x64xf16>) {
+  tile.kernel grid(%bx) in (1) threads(32) {
+    tile.parallel (%i, %j) in (8, 64) {
+      %x = tile.load %X[%i, %j] : memref<8x64xi8>
+      %s16 = arith.sitofp %x : i8 to f16
+      %u32 = arith.uitofp %x : i8 to f32
+      %s32 = arith.sitofp %x : i8 to f32
+      %u16 = arith.uitofp %x : i8 to f16
+      tile.store %s16, %S16[%i, %j] : memref<8x64xf16>
+      tile.store %u32, %U32[%i, %j] : memref<8x64xf32>
+      tile.store %s32, %S32[%i, %j] : memref<8x64xf32>
+      tile.store %u16, %U16[%i, %j] : memref<8x64xf16>
     }
   }
   return

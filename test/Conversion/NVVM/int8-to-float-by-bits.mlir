@@ -1,0 +1,63 @@
+// RUN: tile-opt %s --pass-pipeline="builtin.module(gpu.module(tile-int8-to-float-by-bits))" | FileCheck %s
+
+gpu.module @kernels {
+  // Four bytes a word: one xor flips their sign bits, a prmt puts two of
+  // them under 0x64 (1024.0 as f16), and 1152 (1024 + 128) is subtracted.
+  // CHECK-LABEL: func.func @signed_f16
+  // CHECK-DAG: %[[HI:.*]] = arith.constant 17218 : i32
+  // CHECK-DAG: %[[LO:.*]] = arith.constant 16704 : i32
+  // CHECK-DAG: %[[BASE:.*]] = arith.constant 1684300900 : i32
+  // CHECK: %[[W:.*]] = vector.bitcast %{{.*}} : vector<8xi8> to vector<2xi32>
+  // CHECK: %[[F:.*]] = arith.xori %[[W]], %{{.*}} : vector<2xi32>
+  // CHECK: %[[W0:.*]] = vector.extract %[[F]][0]
+  // CHECK: nvvm.prmt <default> %[[LO]], %[[W0]], %[[BASE]]
+  // CHECK: nvvm.prmt <default> %[[HI]], %[[W0]], %[[BASE]]
+  // CHECK-COUNT-2: nvvm.prmt
+  // CHECK: %[[B:.*]] = vector.bitcast %{{.*}} : vector<4xi32> to vector<8xf16>
+  // CHECK: arith.subf %[[B]], %{{.*}} : vector<8xf16>
+  func.func @signed_f16(%x: vector<8xi8>) -> vector<8xf16> {
+    %y = arith.sitofp %x : vector<8xi8> to vector<8xf16>
+    return %y : vector<8xf16>
+  }
+
+  // f32: one byte per word, under 0x4B (2^23); unsigned needs no xor.
+  // CHECK-LABEL: func.func @unsigned_f32
+  // CHECK: %[[BIAS:.*]] = arith.constant dense<0x4B000000> : vector<4xf32>
+  // CHECK-NOT: arith.xori
+  // CHECK-COUNT-4: nvvm.prmt
+  // CHECK: %[[V:.*]] = vector.bitcast %{{.*}} : vector<4xi32> to vector<4xf32>
+  // CHECK: arith.subf %[[V]], %[[BIAS]]
+  func.func @unsigned_f32(%x: vector<4xi8>) -> vector<4xf32> {
+    %y = arith.uitofp %x : vector<4xi8> to vector<4xf32>
+    return %y : vector<4xf32>
+  }
+
+  // Scalars and vectors of other lengths: the same arithmetic on each
+  // element, left to LLVM.
+  // CHECK-LABEL: func.func @scalar
+  // CHECK: %[[U:.*]] = arith.xori %{{.*}}, %c-128_i8 : i8
+  // CHECK: %[[E:.*]] = arith.extui %[[U]] : i8 to i16
+  // CHECK: %[[O:.*]] = arith.ori %[[E]], %c25600_i16 : i16
+  // CHECK: %[[H:.*]] = arith.bitcast %[[O]] : i16 to f16
+  // CHECK: arith.subf %[[H]], %cst : f16
+  func.func @scalar(%x: i8) -> f16 {
+    %y = arith.sitofp %x : i8 to f16
+    return %y : f16
+  }
+  // CHECK-LABEL: func.func @odd_vector
+  // CHECK: arith.extui %{{.*}} : vector<3xi8> to vector<3xi32>
+  func.func @odd_vector(%x: vector<3xi8>) -> vector<3xf32> {
+    %y = arith.uitofp %x : vector<3xi8> to vector<3xf32>
+    return %y : vector<3xf32>
+  }
+
+  // Other widths keep the conversion instruction.
+  // CHECK-LABEL: func.func @others
+  // CHECK: arith.sitofp %{{.*}} : i16 to f16
+  // CHECK: arith.sitofp %{{.*}} : i8 to bf16
+  func.func @others(%x: i16, %b: i8) -> (f16, bf16) {
+    %y = arith.sitofp %x : i16 to f16
+    %z = arith.sitofp %b : i8 to bf16
+    return %y, %z : f16, bf16
+  }
+}
