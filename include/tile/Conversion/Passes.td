@@ -159,7 +159,11 @@ def ConvertInt8ToFloatByBits
     converts one element; the bit operations take 2 or 4 elements per 32-bit
     register (`prmt`, `lop3`) and the subtraction two f16 at once. This is
     how weights dequantized in a kernel's loop are converted (FasterTransformer,
-    TileLang and LADDER convert the same way). Runs before arith-to-llvm.
+    TileLang and LADDER convert the same way). Wider integers (i16, i32)
+    whose values the integer range analysis bounds to the mantissa (a nibble
+    unpacked with shifts and masks, minus its zero point) convert the same
+    way, one element per word: x plus the bits of 1024 + 512 (f16, signed)
+    as a float, minus that float. Runs before arith-to-llvm.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect",
                            "::mlir::vector::VectorDialect"];

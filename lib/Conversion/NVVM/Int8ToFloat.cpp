@@ -17,6 +17,10 @@
 
 #include "tile/Conversion/Passes.h"
 
+#include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
+#include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -136,9 +140,81 @@ struct Int8ToFloat : OpRewritePattern<ConvertOp> {
   }
 };
 
+/// Wider integers whose range the integer range analysis bounds (a nibble
+/// unpacked with shifts and masks, minus its zero point) convert the same
+/// way, one element per 32-bit word: with `bias` half the mantissa's range
+/// for signed values, x + bits(base + bias) is the float base + bias + x,
+/// and subtracting base + bias leaves x. For f16 the words are truncated
+/// to 16 bits (pairs packed by one prmt).
+static void convertNarrowRanges(Operation *root) {
+  DataFlowSolver solver;
+  solver.load<dataflow::DeadCodeAnalysis>();
+  solver.load<dataflow::SparseConstantPropagation>();
+  solver.load<dataflow::IntegerRangeAnalysis>();
+  if (failed(solver.initializeAndRun(root)))
+    return;
+  SmallVector<Operation *> conversions;
+  root->walk([&](Operation *op) {
+    if (isa<arith::SIToFPOp, arith::UIToFPOp>(op))
+      conversions.push_back(op);
+  });
+  for (Operation *op : conversions) {
+    Value in = op->getOperand(0);
+    Type resultType = op->getResult(0).getType();
+    auto type = dyn_cast<IntegerType>(getElementTypeOrSelf(in.getType()));
+    Type out = getElementTypeOrSelf(resultType);
+    if (!type || !(out.isF16() || out.isF32()) ||
+        !(type.getWidth() == 32 || (type.getWidth() == 16 && out.isF16())))
+      continue;
+    auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(in);
+    if (!lattice || lattice->getValue().isUninitialized())
+      continue;
+    const ConstantIntRanges &range = lattice->getValue().getValue();
+    // The mantissa's bits: 10 (f16) or 23 (f32).
+    int64_t mantissa = out.isF16() ? 10 : 23;
+    int64_t span = int64_t(1) << mantissa;
+    bool isSigned = isa<arith::SIToFPOp>(op);
+    int64_t low =
+        isSigned ? range.smin().getSExtValue() : range.umin().getZExtValue();
+    int64_t high =
+        isSigned ? range.smax().getSExtValue() : range.umax().getZExtValue();
+    int64_t bias;
+    if (low >= 0 && high < span)
+      bias = 0;
+    else if (isSigned && low >= -span / 2 && high < span / 2)
+      bias = span / 2;
+    else
+      continue;
+    int64_t baseBits = out.isF16() ? 0x6400 : 0x4B000000;
+    double baseValue = out.isF16() ? 1024.0 : 8388608.0;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto splatOf = [&](Type t, TypedAttr attr) -> Value {
+      if (auto vector = dyn_cast<VectorType>(t))
+        return arith::ConstantOp::create(b, loc,
+                                         SplatElementsAttr::get(vector, attr));
+      return arith::ConstantOp::create(b, loc, attr);
+    };
+    Value bits = arith::AddIOp::create(
+        b, loc, in,
+        splatOf(in.getType(), b.getIntegerAttr(type, baseBits + bias)));
+    Type word = b.getIntegerType(out.getIntOrFloatBitWidth());
+    if (type != word)
+      bits = arith::TruncIOp::create(b, loc, withElement(in.getType(), word),
+                                     bits);
+    Value value = arith::BitcastOp::create(b, loc, resultType, bits);
+    Value converted = arith::SubFOp::create(
+        b, loc, value,
+        splatOf(resultType, b.getFloatAttr(out, baseValue + bias)));
+    op->getResult(0).replaceAllUsesWith(converted);
+    op->erase();
+  }
+}
+
 struct ConvertInt8ToFloatByBits
     : tile::impl::ConvertInt8ToFloatByBitsBase<ConvertInt8ToFloatByBits> {
   void runOnOperation() override {
+    convertNarrowRanges(getOperation());
     RewritePatternSet patterns(&getContext());
     patterns.add<Int8ToFloat<arith::SIToFPOp, true>,
                  Int8ToFloat<arith::UIToFPOp, false>>(&getContext());

@@ -111,17 +111,39 @@ void loadFragment(const KernelContext &k, OpBuilder &b, Location loc,
 /// slots (consecutive indices of its innermost dim) as one iteration on
 /// vectors (ParallelVectors.cpp).
 struct ParallelVectors {
-  /// A load or store at consecutive innermost indices: `chunk` elements per
-  /// vector access, at the innermost induction variable plus `offset`
-  /// (computable before the loop; null: plus nothing).
+  /// An index of the form (iv + offset) floordiv divisor, iv the innermost
+  /// induction variable and `offset` computable before the loop (null: 0).
+  /// The run's first iteration starts at a multiple of the run's width and
+  /// the offsets are checked to be multiples of what each use needs, so a
+  /// run of such an index is known: consecutive (divisor 1), each value
+  /// repeated `divisor` times (a divisor of the width), or one value (a
+  /// multiple of the width).
+  struct Affine {
+    Value offset;
+    int64_t divisor = 1;
+  };
+  /// A load or store at such an innermost index: `chunk` elements per
+  /// vector access (a load with a divisor reads width / divisor elements
+  /// and repeats each).
   struct Run {
     int64_t chunk;
-    Value offset;
+    Affine index;
   };
   int64_t width = 1;
   /// The body's values that differ between a run's iterations.
   llvm::DenseSet<Value> varying;
+  /// Varying indices of the affine form.
+  llvm::DenseMap<Value, Affine> affine;
+  /// Indices computed from the induction variable that are the same across
+  /// a run (a divisor that is a multiple of the width): not varying.
+  llvm::DenseSet<Value> uniform;
+  /// (iv + offset) mod d with d dividing the width: lane l's value is
+  /// l mod d.
+  llvm::DenseMap<Value, int64_t> cyclic;
   llvm::DenseMap<Operation *, Run> runs;
+  /// Offsets that must be multiples of these for the forms above to hold
+  /// (tested before the loop with the alignment).
+  SmallVector<std::pair<Value, int64_t>> alignedOffsets;
 
   bool isVarying(Value v) const { return varying.contains(v); }
 };

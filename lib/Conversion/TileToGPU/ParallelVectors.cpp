@@ -66,47 +66,110 @@ static bool isHoistable(Value v, Block &body) {
 }
 
 /// The run access a load or store at `indices` of `buffer` makes, if its
-/// innermost index is the innermost induction variable (plus a hoistable
-/// offset) and the other indices are the same across the run.
+/// innermost index has the affine form and the other indices are the same
+/// across the run.
 static std::optional<ParallelVectors::Run>
-findRun(const KernelContext &k, OpBuilder &b, Location loc, Block &body,
-        const ParallelVectors &plan, Value buffer, ValueRange indices) {
-  Value iv = body.getArguments().back();
+findRun(const KernelContext &k, OpBuilder &b, Location loc,
+        const ParallelVectors &plan, Value buffer, ValueRange indices,
+        ParallelVectors::Affine form) {
   if (llvm::any_of(indices.drop_back(),
                    [&](Value v) { return plan.isVarying(v); }))
     return std::nullopt;
-  Value last = indices.back();
-  Value offset;
-  if (last != iv) {
-    auto add = last.getDefiningOp<arith::AddIOp>();
-    if (!add)
-      return std::nullopt;
-    if (add.getLhs() == iv)
-      offset = add.getRhs();
-    else if (add.getRhs() == iv)
-      offset = add.getLhs();
-    if (!offset || plan.isVarying(offset) || !isHoistable(offset, body))
-      return std::nullopt;
-  }
   Side side = describe(k, b, loc, buffer, {});
-  int64_t chunk =
-      std::min(plan.width, int64_t(16) / elementBytes(side.getElementType()));
+  int64_t chunk = std::min(plan.width / form.divisor,
+                           int64_t(16) / elementBytes(side.getElementType()));
   // A constant offset is aligned to its largest power-of-two divisor.
   APInt constant;
-  if (offset && matchPattern(offset, m_ConstantInt(&constant))) {
+  if (form.offset && matchPattern(form.offset, m_ConstantInt(&constant))) {
     int64_t value = constant.getSExtValue();
-    while (chunk > 1 && value % chunk != 0)
+    while (chunk > 1 && value % (chunk * form.divisor) != 0)
       chunk /= 2;
   }
   for (; chunk > 1; chunk /= 2)
     if (allowsVectors(side, chunk))
-      return ParallelVectors::Run{chunk, offset};
+      return ParallelVectors::Run{chunk, form};
   return std::nullopt;
+}
+
+/// An integer constant, or std::nullopt.
+static std::optional<int64_t> getConstant(Value v) {
+  APInt value;
+  if (!matchPattern(v, m_ConstantInt(&value)))
+    return std::nullopt;
+  return value.getSExtValue();
+}
+
+/// A positive integer constant, or std::nullopt.
+static std::optional<int64_t> getPositiveConstant(Value v) {
+  std::optional<int64_t> value = getConstant(v);
+  if (!value || *value <= 0)
+    return std::nullopt;
+  return value;
+}
+
+/// Classifies an index op of the body whose operands vary (see
+/// ParallelVectors::Affine): records its form in `plan`; returns false
+/// when its result does not vary.
+static bool classifyIndex(Operation &op, Block &body, ParallelVectors &plan) {
+  Value iv = body.getArguments().back();
+  auto affineOf = [&](Value v) -> std::optional<ParallelVectors::Affine> {
+    if (v == iv)
+      return ParallelVectors::Affine{};
+    auto it = plan.affine.find(v);
+    if (it == plan.affine.end())
+      return std::nullopt;
+    return it->second;
+  };
+  Value result = op.getNumResults() == 1 ? op.getResult(0) : Value();
+  if (!result || !result.getType().isIndex())
+    return true;
+  if (auto add = dyn_cast<arith::AddIOp>(op)) {
+    for (auto [a, x] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())}) {
+      std::optional<ParallelVectors::Affine> form = affineOf(a);
+      if (form && form->divisor == 1 && !form->offset && !plan.isVarying(x) &&
+          isHoistable(x, body)) {
+        plan.affine[result] = ParallelVectors::Affine{x, 1};
+        return true;
+      }
+    }
+    return true;
+  }
+  bool isDivision = isa<arith::FloorDivSIOp, arith::DivUIOp>(op);
+  bool isRemainder = isa<arith::RemUIOp, arith::RemSIOp>(op);
+  if (!isDivision && !isRemainder)
+    return true;
+  std::optional<ParallelVectors::Affine> form = affineOf(op.getOperand(0));
+  std::optional<int64_t> d = getPositiveConstant(op.getOperand(1));
+  if (!form || form->divisor != 1 || !d || *d == 1)
+    return true;
+  // A constant offset must be a multiple already; others are tested.
+  auto alignable = [&](int64_t multiple) {
+    std::optional<int64_t> offset =
+        form->offset ? getConstant(form->offset) : std::optional<int64_t>(0);
+    return !offset || *offset % multiple == 0;
+  };
+  if (isDivision && *d % plan.width == 0 && alignable(plan.width)) {
+    plan.uniform.insert(result);
+    plan.alignedOffsets.push_back({form->offset, plan.width});
+    return false;
+  }
+  if (plan.width % *d != 0)
+    return true;
+  if (isDivision) {
+    plan.affine[result] = ParallelVectors::Affine{form->offset, *d};
+  } else if ((isa<arith::RemUIOp>(op) || !form->offset) && alignable(*d)) {
+    // remsi only of the induction variable itself, which is not negative.
+    plan.cyclic[result] = *d;
+    plan.alignedOffsets.push_back({form->offset, *d});
+  }
+  return true;
 }
 
 std::optional<ParallelVectors> mlir::tile::gpu_lowering::planParallelVectors(
     const KernelContext &k, OpBuilder &b, ParallelOp op, const Layout &loop) {
   Block &body = op.getBody().front();
+  Value iv = body.getArguments().back();
   ParallelVectors plan;
   for (int64_t width = kMaxRun; width > 1 && plan.width == 1; width /= 2)
     if (succeeded(rescaleSlotRuns(loop, width)))
@@ -117,33 +180,49 @@ std::optional<ParallelVectors> mlir::tile::gpu_lowering::planParallelVectors(
     if (isSlotUsed(loop, slot) != isSlotUsed(loop, slot - slot % plan.width))
       return std::nullopt;
 
-  plan.varying.insert(body.getArguments().back());
+  plan.varying.insert(iv);
   for (Operation &nested : body) {
     bool varies = llvm::any_of(nested.getOperands(),
                                [&](Value v) { return plan.isVarying(v); });
     Value buffer;
     ValueRange indices;
+    bool isStore = false;
     if (auto load = dyn_cast<LoadOp>(nested)) {
       buffer = load.getBuffer();
       indices = load.getIndices();
     } else if (auto store = dyn_cast<StoreOp>(nested)) {
-      // Iterations that store to one element: left to the scalar order.
-      if (!llvm::any_of(store.getIndices(),
-                        [&](Value v) { return plan.isVarying(v); }))
-        return std::nullopt;
       buffer = store.getBuffer();
       indices = store.getIndices();
+      isStore = true;
     } else if (nested.getNumRegions() != 0 || !isMemoryEffectFree(&nested)) {
       return std::nullopt;
+    } else if (varies && !classifyIndex(nested, body, plan)) {
+      continue;
+    }
+    std::optional<ParallelVectors::Affine> form;
+    if (buffer) {
+      Value last = indices.back();
+      if (last == iv)
+        form = ParallelVectors::Affine{};
+      else if (auto it = plan.affine.find(last); it != plan.affine.end())
+        form = it->second;
+      // Iterations that store to one element: left to the scalar order.
+      if (isStore &&
+          ((form && form->divisor != 1) ||
+           !llvm::any_of(indices, [&](Value v) { return plan.isVarying(v); })))
+        return std::nullopt;
     }
     if (!varies)
       continue;
     plan.varying.insert(nested.getResults().begin(), nested.getResults().end());
-    if (!buffer || k.getFragment(buffer))
+    if (!buffer || k.getFragment(buffer) || !form)
       continue;
     if (std::optional<ParallelVectors::Run> run =
-            findRun(k, b, op.getLoc(), body, plan, buffer, indices))
+            findRun(k, b, op.getLoc(), plan, buffer, indices, *form)) {
       plan.runs[&nested] = *run;
+      plan.alignedOffsets.push_back(
+          {run->index.offset, run->chunk * run->index.divisor});
+    }
   }
   // Without a vector access of memory the scalar code is as good.
   if (plan.runs.empty())
@@ -178,14 +257,21 @@ Value mlir::tile::gpu_lowering::buildParallelAlignment(
     auto it = plan.runs.find(&nested);
     if (it == plan.runs.end())
       continue;
-    const ParallelVectors::Run &run = it->second;
     Value buffer = isa<LoadOp>(nested) ? cast<LoadOp>(nested).getBuffer()
                                        : cast<StoreOp>(nested).getBuffer();
     if (!k.getShared(buffer))
-      conjoin(areRowsAligned(b, loc, buffer, run.chunk));
-    if (run.offset && !matchPattern(run.offset, m_Constant()))
-      conjoin(
-          isMultipleOf(b, loc, hoist(b, run.offset, body, hoisted), run.chunk));
+      conjoin(areRowsAligned(b, loc, buffer, it->second.chunk));
+  }
+  for (auto [offset, multiple] : plan.alignedOffsets) {
+    APInt constant;
+    if (!offset)
+      continue;
+    if (matchPattern(offset, m_ConstantInt(&constant))) {
+      assert(constant.getSExtValue() % multiple == 0 &&
+             "the plan aligns constant offsets");
+      continue;
+    }
+    conjoin(isMultipleOf(b, loc, hoist(b, offset, body, hoisted), multiple));
   }
   return all;
 }
@@ -217,9 +303,11 @@ private:
   FailureOr<int64_t> fragmentSlot(Operation *access,
                                   const FragmentStorage &fragment,
                                   ValueRange indices, int64_t lane);
-  /// The run's indices of a run access: its first element's.
-  SmallVector<Value> runIndex(ValueRange indices,
-                              const ParallelVectors::Run &run);
+  /// The run's indices of a run access: its first iteration's.
+  SmallVector<Value> runIndex(ValueRange indices);
+  /// The first iteration's value of an index computed from the induction
+  /// variable (of any value: its scalar).
+  Value laneZero(Value v);
 
   const KernelContext &k;
   OpBuilder &b;
@@ -235,6 +323,7 @@ private:
   DenseMap<Value, Value> broadcasts;
   /// The innermost index of the run's first iteration.
   Value first;
+  DenseMap<Value, Value> laneZeros;
 };
 } // namespace
 
@@ -291,16 +380,31 @@ FailureOr<int64_t> RunBuilder::fragmentSlot(Operation *access,
             "does not hold in a fixed slot";
 }
 
-SmallVector<Value> RunBuilder::runIndex(ValueRange indices,
-                                        const ParallelVectors::Run &run) {
+SmallVector<Value> RunBuilder::runIndex(ValueRange indices) {
   SmallVector<Value> index;
   for (Value v : indices.drop_back())
     index.push_back(scalars.lookupOrDefault(v));
-  index.push_back(run.offset
-                      ? arith::AddIOp::create(
-                            b, loc, first, scalars.lookupOrDefault(run.offset))
-                      : first);
+  index.push_back(laneZero(indices.back()));
   return index;
+}
+
+Value RunBuilder::laneZero(Value v) {
+  if (v == body.getArguments().back())
+    return first;
+  if (!plan.isVarying(v) && !plan.uniform.contains(v))
+    return scalars.lookupOrDefault(v);
+  if (Value done = laneZeros.lookup(v))
+    return done;
+  // An index computed from the induction variable: its ops again, on the
+  // first iteration's values.
+  Operation *def = v.getDefiningOp();
+  IRMapping operands;
+  for (Value operand : def->getOperands())
+    operands.map(operand, laneZero(operand));
+  Operation *clone = b.clone(*def, operands);
+  Value result = clone->getResult(cast<OpResult>(v).getResultNumber());
+  laneZeros[v] = result;
+  return result;
 }
 
 /// The uniform slot offset of a fragment access (see Parallel.cpp).
@@ -326,9 +430,10 @@ LogicalResult RunBuilder::buildLoad(LoadOp load) {
   if (auto it = plan.runs.find(load.getOperation()); it != plan.runs.end()) {
     const ParallelVectors::Run &run = it->second;
     Side side = memorySide(buffer);
-    SmallVector<Value> index = runIndex(load.getIndices(), run);
+    SmallVector<Value> index = runIndex(load.getIndices());
     Value result;
-    for (int64_t at = 0; at < plan.width; at += run.chunk) {
+    int64_t count = plan.width / run.index.divisor;
+    for (int64_t at = 0; at < count; at += run.chunk) {
       SmallVector<Value> from(index);
       from.back() =
           arith::AddIOp::create(b, loc, from.back(), k.constant(b, loc, at));
@@ -341,6 +446,13 @@ LogicalResult RunBuilder::buildLoad(LoadOp load) {
                          llvm::to_vector(llvm::seq<int64_t>(0, at + run.chunk)))
                    : chunk;
     }
+    // Each element once per iteration that reads it.
+    if (run.index.divisor != 1)
+      result = vector::ShuffleOp::create(
+          b, loc, result, result,
+          llvm::map_to_vector(
+              llvm::seq<int64_t>(0, plan.width),
+              [&](int64_t l) { return l / run.index.divisor; }));
     vectors[load.getResult()] = result;
     return success();
   }
@@ -378,7 +490,7 @@ LogicalResult RunBuilder::buildStore(StoreOp store) {
   if (auto it = plan.runs.find(store.getOperation()); it != plan.runs.end()) {
     const ParallelVectors::Run &run = it->second;
     Side side = memorySide(buffer);
-    SmallVector<Value> index = runIndex(store.getIndices(), run);
+    SmallVector<Value> index = runIndex(store.getIndices());
     Value value = vector(store.getValue());
     for (int64_t at = 0; at < plan.width; at += run.chunk) {
       SmallVector<Value> to(index);
@@ -419,6 +531,20 @@ LogicalResult RunBuilder::buildStore(StoreOp store) {
 }
 
 void RunBuilder::buildCompute(Operation &op) {
+  if (op.getNumResults() == 1 && plan.uniform.contains(op.getResult(0))) {
+    scalars.map(op.getResult(0), laneZero(op.getResult(0)));
+    return;
+  }
+  if (op.getNumResults() == 1) {
+    if (auto it = plan.cyclic.find(op.getResult(0)); it != plan.cyclic.end()) {
+      vectors[op.getResult(0)] = arith::ConstantOp::create(
+          b, loc,
+          b.getIndexVectorAttr(
+              llvm::map_to_vector(llvm::seq<int64_t>(0, plan.width),
+                                  [&](int64_t l) { return l % it->second; })));
+      return;
+    }
+  }
   if (!llvm::any_of(op.getResults(),
                     [&](Value v) { return plan.isVarying(v); })) {
     b.clone(op, scalars);

@@ -253,7 +253,8 @@ def cast(value, d):
 
 def promote(a, b):
     """The dtype two operands are computed in (TileLang's rules: index wins
-    among integers, floats win over integers, wider wins)."""
+    among integers but over 8- and 16-bit ones, which meet an index in
+    int32, floats win over integers, wider wins)."""
     ta = a.dtype if isinstance(a, Value) else None
     tb = b.dtype if isinstance(b, Value) else None
     if ta is None and tb is None:
@@ -275,6 +276,11 @@ def promote(a, b):
     if tb.is_float:
         return tb
     if ta is dt.index or tb is dt.index:
+        # TileLang's indices are int32: an 8- or 16-bit value meets one in
+        # int32 (a loaded byte shifted by `(j % 2) * 4`), not in 64 bits.
+        other = tb if ta is dt.index else ta
+        if other.is_int and other is not dt.bool_ and other.bits < 32:
+            return dt.int32
         return dt.index
     if ta is dt.bool_:
         return tb

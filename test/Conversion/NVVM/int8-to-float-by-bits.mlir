@@ -61,3 +61,40 @@ gpu.module @kernels {
     return %y, %z : f16, bf16
   }
 }
+
+gpu.module @ranges {
+  // A 4-bit value minus its zero point ([-8, 7]): 1536 + x (0x6600 + x as
+  // 16 bits) minus 1536, one element per word.
+  // CHECK-LABEL: func.func @nibble
+  // CHECK: %[[Q:.*]] = arith.subi
+  // CHECK: %[[B:.*]] = arith.addi %[[Q]], %{{.*}} : vector<4xi32>
+  // CHECK: %[[T:.*]] = arith.trunci %[[B]] : vector<4xi32> to vector<4xi16>
+  // CHECK: %[[H:.*]] = arith.bitcast %[[T]] : vector<4xi16> to vector<4xf16>
+  // CHECK: arith.subf %[[H]], %{{.*}} : vector<4xf16>
+  // CHECK-NOT: sitofp
+  func.func @nibble(%x: vector<4xi32>) -> vector<4xf16> {
+    %mask = arith.constant dense<15> : vector<4xi32>
+    %zero = arith.constant dense<8> : vector<4xi32>
+    %n = arith.andi %x, %mask : vector<4xi32>
+    %q = arith.subi %n, %zero : vector<4xi32>
+    %y = arith.sitofp %q : vector<4xi32> to vector<4xf16>
+    return %y : vector<4xf16>
+  }
+  // f32: 2^23 + 2^22 + x minus the same, for x within 2^22.
+  // CHECK-LABEL: func.func @byte_f32
+  // CHECK: arith.addi %{{.*}}, %c1262485504_i32 : i32
+  // CHECK: arith.bitcast %{{.*}} : i32 to f32
+  // CHECK: arith.subf %{{.*}}, %cst : f32
+  func.func @byte_f32(%b: i8) -> f32 {
+    %x = arith.extsi %b : i8 to i32
+    %y = arith.sitofp %x : i32 to f32
+    return %y : f32
+  }
+  // Unbounded: the instruction stays.
+  // CHECK-LABEL: func.func @unbounded
+  // CHECK: arith.sitofp %{{.*}} : i32 to f16
+  func.func @unbounded(%x: i32) -> f16 {
+    %y = arith.sitofp %x : i32 to f16
+    return %y : f16
+  }
+}

@@ -126,3 +126,60 @@ func.func @scalar(%X: memref<32x64xf32>, %Y: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// Indices computed from the run's: a byte holding two 4-bit weights is
+// read once for both (j floordiv 2: 8 bytes for a run of 16, each
+// repeated), the nibble's shift is a constant per iteration (j mod 2), and
+// a scale per group of 128 along j (a multiple of the run) is one load.
+
+// CHECK-LABEL: func.func @unpack
+// CHECK: %[[SHIFTS:.*]] = arith.constant dense<[0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4]> : vector<16xi32>
+// CHECK: %[[K:.*]] = arith.muli %{{.*}}, %c64 : index
+// CHECK: arith.remui %[[K]], %c16 : index
+// CHECK: scf.if
+// CHECK: %[[B:.*]] = vector.load %{{.*}} : memref<1024xi8, #gpu.address_space<workgroup>>, vector<8xi8>
+// CHECK-NEXT: %[[R:.*]] = vector.shuffle %[[B]], %[[B]] [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]
+// CHECK-NEXT: %[[W:.*]] = arith.extsi %[[R]] : vector<16xi8> to vector<16xi32>
+// CHECK-NEXT: arith.shrsi %[[W]], %[[SHIFTS]] : vector<16xi32>
+// CHECK: %[[G:.*]] = arith.floordivsi %{{.*}}, %c128 : index
+// CHECK: memref.load %arg1[%{{.*}}, %[[G]]] : memref<64x4xf16>
+// CHECK-NOT: memref.load
+// CHECK: vector.store %{{.*}} : memref<2048xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: } else {
+func.func @unpack(%X: memref<64x256xi8>, %S: memref<64x4xf16>, %Y: memref<64x512xf16>) {
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %c15 = arith.constant 15 : i32
+  %c8 = arith.constant 8 : i32
+  tile.kernel grid(%bx) in (16) threads(128) {
+    %x = tile.alloc_shared : memref<32x32xi8, #gpu.address_space<workgroup>>
+    %w = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %k = arith.muli %bx, %c32 : index
+    tile.copy %X[0, %k] -> %x : memref<64x256xi8>, memref<32x32xi8, #gpu.address_space<workgroup>>
+    tile.parallel (%i, %j) in (32, 64) {
+      %half = arith.floordivsi %j, %c2 : index
+      %byte = tile.load %x[%i, %half] : memref<32x32xi8, #gpu.address_space<workgroup>>
+      %odd = arith.remsi %j, %c2 : index
+      %shift = arith.muli %odd, %c4 : index
+      %wide = arith.extsi %byte : i8 to i32
+      %amount = arith.index_cast %shift : index to i32
+      %shifted = arith.shrsi %wide, %amount : i32
+      %nibble = arith.andi %shifted, %c15 : i32
+      %q = arith.subi %nibble, %c8 : i32
+      %h = arith.sitofp %q : i32 to f16
+      %kk = arith.muli %k, %c2 : index
+      %col = arith.addi %kk, %j : index
+      %group = arith.floordivsi %col, %c128 : index
+      %s = tile.load %S[%i, %group] : memref<64x4xf16>
+      %v = arith.mulf %h, %s : f16
+      tile.store %v, %w[%i, %j] : memref<32x64xf16, #gpu.address_space<workgroup>>
+    }
+    %kk2 = arith.muli %k, %c2 : index
+    tile.copy %w -> %Y[0, %kk2] : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<64x512xf16>
+  }
+  return
+}

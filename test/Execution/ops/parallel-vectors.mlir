@@ -23,7 +23,21 @@
 // RUN: %python %S/../reference.py eval %t/cs32 "x.astype(np.float32)" x=arange:int8:8x64
 // RUN: %python %S/../reference.py eval %t/cu16 "x.view(np.uint8).astype(np.float16)" x=arange:int8:8x64
 // RUN: tile-run %s -e convert --target=cpu --no-cache --arg @%t/cs/x.npy --arg f16:8x64=zeros --arg f32:8x64=zeros --arg f32:8x64=zeros --arg f16:8x64=zeros --check 1=%t/cs/ref.npy --check 2=%t/cu/ref.npy --check 3=%t/cs32/ref.npy --check 4=%t/cu16/ref.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=CONVERT
+// Wider integers in a range the analysis bounds (a sign-extended byte, a
+// 10-bit mask) convert by bits too, one element per word.
+// RUN: mkdir -p %t/w16 %t/w32 %t/m16
+// RUN: %python %S/../reference.py eval %t/w16 "x.astype(np.float16)" x=arange:int16:8x64
+// RUN: %python %S/../reference.py eval %t/w32 "x.astype(np.int8).astype(np.float32)" x=arange:int16:8x64
+// RUN: %python %S/../reference.py eval %t/m16 "(x.astype(np.int32) & 1023).astype(np.float16)" x=arange:int16:8x64
+// RUN: tile-run %s -e convert_wide --target=cpu --no-cache --arg @%t/w16/x.npy --arg f16:8x64=zeros --arg f32:8x64=zeros --arg f16:8x64=zeros --check 1=%t/w16/ref.npy --check 2=%t/w32/ref.npy --check 3=%t/m16/ref.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=WIDE
+// WIDE-COUNT-3: check arg #{{[1-3]}} against {{.*}}ref.npy: ok
 // CONVERT-COUNT-4: check arg #{{[1-4]}} against {{.*}}ref.npy: ok
+// Two 4-bit weights a byte, unpacked with shifts and masks (the byte read
+// once for both, the shift a constant per iteration) and scaled per group
+// of 128 columns (one load per run).
+// RUN: mkdir -p %t/n
+// RUN: %python %S/../reference.py eval %t/n "np.ascontiguousarray((((x.astype(np.int32)[:, np.arange(512) // 2] >> ((np.arange(512) % 2) * 4)) & 15) - 8).astype(np.float32) * s.astype(np.float32)[:, np.arange(512) // 128])" x=arange:int8:32x256 s=randn:float16:32x4
+// RUN: tile-run %s -e unpack --target=cpu --no-cache --arg @%t/n/x.npy --arg @%t/n/s.npy --arg f16:32x512=zeros --check 2=%t/n/ref.npy --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=ARG2
 // ARG1: check arg #1 against {{.*}}ref.npy: ok
 // ARG2: check arg #2 against {{.*}}ref.npy: ok
 
@@ -110,6 +124,62 @@ func.func @convert(%X: memref<8x64xi8>, %S16: memref<8x64xf16>, %U32: memref<8x6
       tile.store %u32, %U32[%i, %j] : memref<8x64xf32>
       tile.store %s32, %S32[%i, %j] : memref<8x64xf32>
       tile.store %u16, %U16[%i, %j] : memref<8x64xf16>
+    }
+  }
+  return
+}
+
+func.func @unpack(%X: memref<32x256xi8>, %S: memref<32x4xf16>, %Y: memref<32x512xf16>) {
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %c15 = arith.constant 15 : i32
+  %c8 = arith.constant 8 : i32
+  tile.kernel grid(%bx) in (8) threads(128) {
+    %x = tile.alloc_shared : memref<32x32xi8, #gpu.address_space<workgroup>>
+    %w = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    %k = arith.muli %bx, %c32 : index
+    tile.copy %X[0, %k] -> %x : memref<32x256xi8>, memref<32x32xi8, #gpu.address_space<workgroup>>
+    tile.parallel (%i, %j) in (32, 64) {
+      %half = arith.floordivsi %j, %c2 : index
+      %byte = tile.load %x[%i, %half] : memref<32x32xi8, #gpu.address_space<workgroup>>
+      %odd = arith.remsi %j, %c2 : index
+      %shift = arith.muli %odd, %c4 : index
+      %wide = arith.extsi %byte : i8 to i32
+      %amount = arith.index_cast %shift : index to i32
+      %shifted = arith.shrsi %wide, %amount : i32
+      %nibble = arith.andi %shifted, %c15 : i32
+      %q = arith.subi %nibble, %c8 : i32
+      %h = arith.sitofp %q : i32 to f16
+      %kk = arith.muli %k, %c2 : index
+      %col = arith.addi %kk, %j : index
+      %group = arith.floordivsi %col, %c128 : index
+      %s = tile.load %S[%i, %group] : memref<32x4xf16>
+      %v = arith.mulf %h, %s : f16
+      tile.store %v, %w[%i, %j] : memref<32x64xf16, #gpu.address_space<workgroup>>
+    }
+    %kk2 = arith.muli %k, %c2 : index
+    tile.copy %w -> %Y[0, %kk2] : memref<32x64xf16, #gpu.address_space<workgroup>>, memref<32x512xf16>
+  }
+  return
+}
+
+func.func @convert_wide(%X: memref<8x64xi16>, %A: memref<8x64xf16>, %B: memref<8x64xf32>, %C: memref<8x64xf16>) {
+  %mask = arith.constant 1023 : i32
+  tile.kernel grid(%bx) in (1) threads(32) {
+    tile.parallel (%i, %j) in (8, 64) {
+      %x = tile.load %X[%i, %j] : memref<8x64xi16>
+      %a = arith.sitofp %x : i16 to f16
+      %t = arith.trunci %x : i16 to i8
+      %w = arith.extsi %t : i8 to i32
+      %b = arith.sitofp %w : i32 to f32
+      %x32 = arith.extsi %x : i16 to i32
+      %m = arith.andi %x32, %mask : i32
+      %c = arith.sitofp %m : i32 to f16
+      tile.store %a, %A[%i, %j] : memref<8x64xf16>
+      tile.store %b, %B[%i, %j] : memref<8x64xf32>
+      tile.store %c, %C[%i, %j] : memref<8x64xf16>
     }
   }
   return
