@@ -397,3 +397,41 @@ def test_fnuz_dtypes_round_trip():
     y = np.array([57344.0, 61440.0, 2.0**-17, 1.125, -1.125], np.float32)
     np.testing.assert_array_equal(run(round_trip(len(y), T.float8_e5m2fnuz), y),
                                   [57344.0, np.nan, 2.0**-17, 1.0, -1.0])
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def unpack_int4(N, K, group=32, block_N=16, block_K=32):
+    """Two 4-bit weights a byte (element 2c in the low nibble of byte c),
+    zero point 8, an f16 scale per group of `group` columns: as dequantizing
+    GEMMs unpack them in a T.Parallel."""
+
+    @T.prim_func
+    def kernel(B: T.Tensor((N, K // 2), T.int8), S: T.Tensor((N, K // group), T.float16),
+               W: T.Tensor((N, K), T.float16)):
+        with T.Kernel(T.ceildiv(K, block_K), T.ceildiv(N, block_N), threads=64) as (bk, bn):
+            packed = T.alloc_shared((block_N, block_K // 2), T.int8)
+            out = T.alloc_shared((block_N, block_K), T.float16)
+            T.copy(B[bn * block_N, bk * block_K // 2], packed)
+            for i, j in T.Parallel(block_N, block_K):
+                q = (packed[i, j // 2] >> ((j % 2) * 4)) & 0xF
+                scale = S[bn * block_N + i, (bk * block_K + j) // group]
+                out[i, j] = (q - 8).astype(T.float16) * scale
+            T.copy(out, W[bn * block_N, bk * block_K])
+    return kernel
+
+
+def test_unpack_int4_in_int32(rng):
+    # A byte shifted by an index is computed in int32, as TileLang's int32
+    # indices do (not in 64 bits), and the result is exact.
+    N, K = 40, 96
+    packed = rng.integers(-128, 128, (N, K // 2)).astype(np.int8)
+    scale = rng.uniform(0.5, 2.0, (N, K // 32)).astype(np.float16)
+    kernel = unpack_int4(N, K)
+    assert "arith.shrsi" in kernel.get_kernel_source("ir")
+    assert ": i32" in [line for line in kernel.get_kernel_source("ir").splitlines()
+                       if "arith.shrsi" in line][0]
+    bytes_ = packed.view(np.uint8).astype(np.int32)
+    nibbles = np.stack([bytes_ & 0xF, bytes_ >> 4], axis=-1).reshape(N, K)
+    ref = ((nibbles - 8).astype(np.float32)
+           * np.repeat(scale.astype(np.float32), 32, axis=1)).astype(np.float16)
+    np.testing.assert_array_equal(run(kernel, packed, scale), ref)
