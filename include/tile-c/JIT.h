@@ -127,15 +127,18 @@ typedef struct TileJitCompileOptions {
   MlirStringRef cacheDir;
   /* The GPU lowering's policies, where the chip has what each needs: TMA
    * pipelines' copies in a producer warpgroup; persistent kernels' stores
-   * as TMA stores; cluster pairs sharing tiles by TMA multicast. */
+   * as TMA stores; cluster pairs sharing tiles by TMA multicast; pipelines
+   * written with fewer than 4 stages deepened where that costs no
+   * occupancy. */
   bool warpSpecialize;
   bool tmaStore;
   bool tmaMulticast;
+  bool deepenPipelines;
 } TileJitCompileOptions;
 
 /* optLevel 3, the default cache directory ($TILE_CACHE_DIR, else
- * ~/.cache/tile; the string lives for the process), warpSpecialize and
- * tmaStore on, tmaMulticast off. */
+ * ~/.cache/tile; the string lives for the process), warpSpecialize,
+ * tmaStore and deepenPipelines on, tmaMulticast off. */
 MLIR_CAPI_EXPORTED TileJitCompileOptions tileJitCompileOptionsGetDefault(void);
 
 /* A compiler for `device`'s target and chip; it memoizes what it compiles. */

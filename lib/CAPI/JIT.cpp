@@ -151,9 +151,12 @@ MlirLogicalResult tileJitDeviceSynchronize(TileJitDevice device) {
 TileJitCompileOptions tileJitCompileOptionsGetDefault(void) {
   static const std::string directory = jit::DiskCache::getDefaultDirectory();
   jit::CompileOptions defaults;
-  return {3, mlirStringRefCreate(directory.data(), directory.size()),
-          defaults.codegen.warpSpecialize, defaults.codegen.tmaStore,
-          defaults.codegen.tmaMulticast};
+  return {3,
+          mlirStringRefCreate(directory.data(), directory.size()),
+          defaults.codegen.warpSpecialize,
+          defaults.codegen.tmaStore,
+          defaults.codegen.tmaMulticast,
+          defaults.codegen.deepenPipelines};
 }
 
 TileJitCompiler tileJitCompilerCreate(TileJitDevice device,
@@ -169,6 +172,7 @@ TileJitCompiler tileJitCompilerCreate(TileJitDevice device,
   compileOptions.codegen.warpSpecialize = options.warpSpecialize;
   compileOptions.codegen.tmaStore = options.tmaStore;
   compileOptions.codegen.tmaMulticast = options.tmaMulticast;
+  compileOptions.codegen.deepenPipelines = options.deepenPipelines;
   // A device that cannot run code only compiles into the cache.
   compileOptions.initialize = d.canRun();
   return {new jit::Compiler(std::move(compileOptions), d.getRuntimeSymbols())};

@@ -267,7 +267,8 @@ std::string Compiler::getKey(ModuleOp module) {
     os << "\nptxas=" << getPtxasVersion()
        << "\nwarp-specialize=" << options.codegen.warpSpecialize
        << " tma-store=" << options.codegen.tmaStore
-       << " tma-multicast=" << options.codegen.tmaMulticast;
+       << " tma-multicast=" << options.codegen.tmaMulticast
+       << " deepen-pipelines=" << options.codegen.deepenPipelines;
   return sha256Hex(text);
 }
 

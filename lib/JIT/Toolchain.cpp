@@ -39,6 +39,7 @@ LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
     nvvm.warpSpecialize = options.codegen.warpSpecialize;
     nvvm.tmaStore = options.codegen.tmaStore;
     nvvm.tmaMulticast = options.codegen.tmaMulticast;
+    nvvm.deepenPipelines = options.codegen.deepenPipelines;
     buildTileToNVVMPipeline(pm, nvvm);
     return success();
   }

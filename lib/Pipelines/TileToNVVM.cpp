@@ -104,6 +104,7 @@ void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
   lowering.warpSpecialize = codegen.warpSpecialize;
   lowering.tmaStore = codegen.tmaStore;
   lowering.tmaMulticast = codegen.tmaMulticast;
+  lowering.deepenPipelines = codegen.deepenPipelines;
   pm.addPass(createConvertTileToGPU(lowering));
   // Constants (and dims, compares, selects of them) the kernels use from
   // outside go into them, so that they stay constants there (loop bounds

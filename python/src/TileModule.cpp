@@ -193,11 +193,12 @@ struct CompileResult {
 
 /// GpuCodegenOptions from Python's keyword arguments.
 GpuCodegenOptions makeCodegenOptions(bool warpSpecialize, bool tmaStore,
-                                     bool tmaMulticast) {
+                                     bool tmaMulticast, bool deepenPipelines) {
   GpuCodegenOptions codegen;
   codegen.warpSpecialize = warpSpecialize;
   codegen.tmaStore = tmaStore;
   codegen.tmaMulticast = tmaMulticast;
+  codegen.deepenPipelines = deepenPipelines;
   return codegen;
 }
 
@@ -558,14 +559,15 @@ NB_MODULE(_tile, m) {
           "__init__",
           [](Compiler *self, const std::string &target, std::string chip,
              unsigned optLevel, std::string cacheDir, bool warpSpecialize,
-             bool tmaStore, bool tmaMulticast) {
-            new (self) Compiler(
-                target, std::move(chip), optLevel, std::move(cacheDir),
-                makeCodegenOptions(warpSpecialize, tmaStore, tmaMulticast));
+             bool tmaStore, bool tmaMulticast, bool deepenPipelines) {
+            new (self)
+                Compiler(target, std::move(chip), optLevel, std::move(cacheDir),
+                         makeCodegenOptions(warpSpecialize, tmaStore,
+                                            tmaMulticast, deepenPipelines));
           },
           "target"_a, "chip"_a = "", "opt_level"_a = 3, "cache_dir"_a = "",
           "warp_specialize"_a = true, "tma_store"_a = true,
-          "tma_multicast"_a = false)
+          "tma_multicast"_a = false, "deepen_pipelines"_a = true)
       .def(
           "compile",
           [](Compiler &self, const std::string &ir, const std::string &entry) {
@@ -585,6 +587,7 @@ NB_MODULE(_tile, m) {
         options["warp_specialize"] = codegen.warpSpecialize;
         options["tma_store"] = codegen.tmaStore;
         options["tma_multicast"] = codegen.tmaMulticast;
+        options["deepen_pipelines"] = codegen.deepenPipelines;
         return options;
       });
 
@@ -608,13 +611,14 @@ NB_MODULE(_tile, m) {
       "device_source",
       [](const std::string &ir, const std::string &target,
          const std::string &chip, bool warpSpecialize, bool tmaStore,
-         bool tmaMulticast) {
-        return deviceSource(
-            ir, target, chip,
-            makeCodegenOptions(warpSpecialize, tmaStore, tmaMulticast));
+         bool tmaMulticast, bool deepenPipelines) {
+        return deviceSource(ir, target, chip,
+                            makeCodegenOptions(warpSpecialize, tmaStore,
+                                               tmaMulticast, deepenPipelines));
       },
       "ir"_a, "target"_a, "chip"_a, "warp_specialize"_a = true,
       "tma_store"_a = true, "tma_multicast"_a = false,
+      "deepen_pipelines"_a = true,
       "The device code (PTX, AMDGPU assembly) of `ir`, with the diagnostics");
   m.def("synchronize", &synchronize, "target"_a);
   m.def(

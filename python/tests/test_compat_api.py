@@ -313,16 +313,19 @@ def test_feature_keys_restrict_the_gpu_target():
 
 def test_codegen_keys_set_the_lowerings_policies():
     """tl.disable_warp_specialized and tile's own keys (warp_specialize,
-    tma_store, tma_multicast) become the compiler's codegen options, which
-    are part of the compiler's identity and of the cache key."""
+    tma_store, tma_multicast, deepen_pipelines) become the compiler's codegen
+    options, which are part of the compiler's identity and of the cache key."""
     K = tile.PassConfigKey
-    defaults = {"warp_specialize": True, "tma_store": True, "tma_multicast": False}
+    defaults = {"warp_specialize": True, "tma_store": True, "tma_multicast": False,
+                "deepen_pipelines": True}
     assert env.codegen_options({}) == defaults
     assert env.codegen_options({K.TL_DISABLE_WARP_SPECIALIZED: True}) == \
         {**defaults, "warp_specialize": False}
     assert env.codegen_options({K.TL_DISABLE_WARP_SPECIALIZED: False}) == defaults
     assert env.codegen_options({"tma_multicast": True, "tma_store": False}) == \
-        {"warp_specialize": True, "tma_store": False, "tma_multicast": True}
+        {**defaults, "tma_store": False, "tma_multicast": True}
+    assert env.codegen_options({"deepen_pipelines": False}) == \
+        {**defaults, "deepen_pipelines": False}
     a = env.get_compiler("cpu", "", 3)
     b = env.get_compiler("cpu", "", 3, {"warp_specialize": False})
     assert a is not b and a is env.get_compiler("cpu", "", 3, defaults)

@@ -359,10 +359,11 @@ static void testJit(MlirContext ctx, const char *addPath,
   printf(", target %d\n", (int)tileJitDeviceGetTarget(device));
 
   TileJitCompileOptions options = tileJitCompileOptionsGetDefault();
-  // CHECK: defaults: O3, warp-specialize 1, tma-store 1, tma-multicast 0
-  printf("defaults: O%u, warp-specialize %d, tma-store %d, tma-multicast %d\n",
+  // CHECK: defaults: O3, warp-specialize 1, tma-store 1, tma-multicast 0, deepen-pipelines 1
+  printf("defaults: O%u, warp-specialize %d, tma-store %d, tma-multicast %d, "
+         "deepen-pipelines %d\n",
          options.optLevel, options.warpSpecialize, options.tmaStore,
-         options.tmaMulticast);
+         options.tmaMulticast, options.deepenPipelines);
   options.optLevel = 2;
   options.cacheDir = mlirStringRefCreateFromCString(cacheDir);
   TileJitCompiler compiler = tileJitCompilerCreate(device, options);

@@ -75,6 +75,11 @@ cl::opt<bool> tmaMulticast(
     "tma-multicast",
     cl::desc("Cluster pairs share tiles by TMA multicast (default false)"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> deepenPipelines(
+    "deepen-pipelines",
+    cl::desc("Pipelines written with fewer than 4 stages get more where "
+             "that costs no occupancy (default true)"),
+    cl::init(true), cl::cat(category));
 cl::list<std::string>
     argSpecs("arg",
              cl::desc("One per parameter: TYPE[:SHAPE]=INIT with INIT one of "
@@ -266,6 +271,7 @@ int main(int argc, char **argv) {
   options.codegen.warpSpecialize = warpSpecialize;
   options.codegen.tmaStore = tmaStore;
   options.codegen.tmaMulticast = tmaMulticast;
+  options.codegen.deepenPipelines = deepenPipelines;
 
   // Parse.
   auto start = std::chrono::steady_clock::now();

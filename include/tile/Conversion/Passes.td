@@ -81,6 +81,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu"> {
     Option<"tmaMulticast", "tma-multicast", "bool", /*default=*/"false",
            "Blocks paired in clusters of 2 share their tiles by TMA "
            "multicast (with warp specialization)">,
+    Option<"deepenPipelines", "deepen-pipelines", "bool", /*default=*/"true",
+           "Pipelines of asynchronous copies written with fewer than 4 "
+           "stages get up to 4 where that costs no occupancy (NVIDIA)">,
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::arith::ArithDialect",

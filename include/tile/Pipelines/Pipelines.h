@@ -46,6 +46,11 @@ struct TileToNVVMPipelineOptions
       llvm::cl::desc("Cluster pairs sharing tiles by TMA multicast "
                      "(GpuCodegenOptions)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> deepenPipelines{
+      *this, "deepen-pipelines",
+      llvm::cl::desc("Pipelines written with fewer than 4 stages get more "
+                     "where that costs no occupancy (GpuCodegenOptions)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features, e.g. +ptx80"),
       llvm::cl::init("+ptx80")};
@@ -69,6 +74,7 @@ struct TileToNVVMPipelineOptions
     codegen.warpSpecialize = warpSpecialize;
     codegen.tmaStore = tmaStore;
     codegen.tmaMulticast = tmaMulticast;
+    codegen.deepenPipelines = deepenPipelines;
     return codegen;
   }
 };

@@ -159,6 +159,14 @@ private:
   /// Turns the register pipeline with the largest stage back into its loop
   /// as written (single buffers); whether there was one.
   bool dropLargestRegisterPipeline(KernelOp kernel);
+  /// With `deepen-pipelines`: gives the asynchronous pipelines written with
+  /// fewer than four stages more, one at a time while the block's shared
+  /// memory fits and the blocks a multiprocessor holds (as estimated) do
+  /// not drop; returns the bytes the block then needs.
+  int64_t deepenPipelines(KernelOp kernel, int64_t needed);
+  /// Blocks of this kernel one multiprocessor holds with `sharedBytes` of
+  /// shared memory each, by that and by the registers its fragments take.
+  int64_t estimateBlocksPerMultiprocessor(int64_t sharedBytes) const;
 };
 
 //===----------------------------------------------------------------------===//

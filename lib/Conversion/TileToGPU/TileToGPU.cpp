@@ -312,6 +312,7 @@ struct ConvertTileToGPUPass
     options.warpSpecialize = warpSpecialize;
     options.tmaStore = tmaStore;
     options.tmaMulticast = tmaMulticast;
+    options.deepenPipelines = deepenPipelines;
     populateTileToGPUPatterns(patterns, options);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     // A kernel that is left failed with a diagnostic.

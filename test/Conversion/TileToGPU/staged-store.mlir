@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --split-input-file --tile-attach-target=chip=sm_80 --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target=chip=sm_80 --tile-infer-layouts --convert-tile-to-gpu=deepen-pipelines=false --canonicalize --cse | FileCheck %s
 
 // A fragment whose threads hold runs of 2 elements (mma.sync's accumulator)
 // stored to global memory as f16: through shared scratch when the block

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu="tma-store=false tma-multicast=true" --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu="tma-store=false tma-multicast=true deepen-pipelines=false" --canonicalize --cse | FileCheck %s
 
 // With `tma-multicast` (opt-in), the blocks of a warp-specialized GEMM go in
 // clusters of two along x when the grid's x is even (here 4: always). B's

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --split-input-file --tile-attach-target=chip=sm_90a --tile-infer-layouts --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu="warp-specialize=false tma-store=false" --canonicalize --cse | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --split-input-file --tile-attach-target=chip=sm_90a --tile-infer-layouts --convert-tile-to-gpu=deepen-pipelines=false --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="chip=sm_90a features=cp.async,ldmatrix,mma.sync,tma,wgmma" --tile-infer-layouts --convert-tile-to-gpu="warp-specialize=false tma-store=false deepen-pipelines=false" --canonicalize --cse | FileCheck %s --check-prefix=OFF
 
 // On sm_90a the TMA pipeline of a kernel is warp-specialized: the block
 // gets a producer warpgroup after the kernel's 256 threads (384 in all).
