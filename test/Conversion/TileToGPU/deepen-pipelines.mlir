@@ -65,3 +65,40 @@ func.func @gemm_k128(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memre
   }
   return
 }
+
+// -----
+
+// A loop of two gemms (as attention's) keeps its stages.
+// CHECK-LABEL: func.func @two_gemms
+// CHECK: dynamic_shared_memory_size %c66560_i32
+// WRITTEN-LABEL: func.func @two_gemms
+// WRITTEN: dynamic_shared_memory_size %c66560_i32
+func.func @two_gemms(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx, %by) in (2, 2) threads(128) {
+    %a = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    tile.fill %acc, %zero : !tile.fragment<128x128xf32>
+    %acc2 = tile.fragment : !tile.fragment<128x128xf32>
+    tile.fill %acc2, %zero : !tile.fragment<128x128xf32>
+    %row = arith.muli %bx, %c128 : index
+    %col = arith.muli %by, %c128 : index
+    tile.pipelined %k = %c0 to %c4 step %c1 stages(2) {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %A[%row, %kk] -> %a : memref<256x256xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%kk, %col] -> %b : memref<256x256xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %a, %b, %acc : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+      tile.gemm %a, %b, %acc2 : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%row, %col] : !tile.fragment<128x128xf32>, memref<256x256xf32>
+    tile.copy %acc2 -> %C[%col, %row] : !tile.fragment<128x128xf32>, memref<256x256xf32>
+  }
+  return
+}
+

@@ -32,11 +32,11 @@ struct GpuCodegenOptions {
   /// effect with warp specialization; measured slower than without on an
   /// H100, docs/performance.md, hence off).
   bool tmaMulticast = false;
-  /// A pipelined loop of asynchronous copies (cp.async, TMA) written with
-  /// fewer than 4 stages gets up to 4 where the block's shared memory
-  /// allows it without fewer blocks per multiprocessor (NVIDIA; not in a
-  /// persistent kernel nor a loop scheduled stage by stage). Off: the
-  /// stages as written.
+  /// A pipelined loop of asynchronous copies (cp.async, TMA) feeding one
+  /// gemm, written with fewer than 4 stages, gets up to 4 where the block's
+  /// shared memory allows it without fewer blocks per multiprocessor
+  /// (NVIDIA; not in a persistent kernel nor a loop scheduled stage by
+  /// stage). Off: the stages as written.
   bool deepenPipelines = true;
 
   bool operator==(const GpuCodegenOptions &other) const {
