@@ -316,9 +316,16 @@ static LogicalResult verifyElementAccess(Operation *op, Value buffer,
              << dim << " has size " << getShape(buffer)[dim]
              << " but its induction variable ranges over " << extent;
   }
+  // A reducer accumulates iterations that share an element.
+  if (std::optional<ReduceKind> kind = getReducerKind(buffer)) {
+    if (isStore)
+      return verifyReducerUpdate(cast<StoreOp>(op), *kind);
+    return verifyReducerLoad(cast<LoadOp>(op));
+  }
   if (isStore && used.size() != parallel.getShape().size())
     return op->emitOpError("a fragment store must use every induction "
-                           "variable of the enclosing 'tile.parallel'");
+                           "variable of the enclosing 'tile.parallel' (or "
+                           "update a reducer)");
   return success();
 }
 

@@ -159,10 +159,14 @@ LogicalResult LayoutInference::askOps(bool propagate) {
 
 bool LayoutInference::chooseFreeFragment() {
   FragmentOp best;
+  // A reducer that loops update is where they run (its own rule), not a
+  // free choice.
   for (FragmentOp op : fragmentOps)
     if (!fragments.count(op.getResult()) &&
-        (!best || op.getType().getNumElements() >
-                      best.getType().getNumElements()))
+        !(op.getReducerAttr() &&
+          !getReducerUpdateLoops(op.getResult()).empty()) &&
+        (!best ||
+         op.getType().getNumElements() > best.getType().getNumElements()))
       best = op;
   if (!best)
     return false;
