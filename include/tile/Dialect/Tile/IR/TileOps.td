@@ -539,7 +539,8 @@ def Tile_LoadOp : Tile_Op<"load", [
     A fragment must be indexed by distinct induction variables of the
     enclosing `tile.parallel` (a subset broadcasts, as `rowmax[%i]` in an
     `(%i, %j)` loop). A global read outside the tensor gives `pad`
-    (default 0).
+    (default 0). A reducer is read after its `tile.finalize_reducer`; in a
+    loop that updates it, only by an update (see `tile.store`).
 
     ```mlir
     %x = tile.load %acc[%i, %j] : !tile.fragment<64x64xf32>
