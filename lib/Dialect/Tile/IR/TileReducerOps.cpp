@@ -263,23 +263,26 @@ private:
     if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
       SmallVector<MemoryEffects::EffectInstance> instances;
       effects.getEffects(instances);
-      for (const MemoryEffects::EffectInstance &effect : instances) {
-        Value reducer = effect.getValue();
-        if (!reducer || !states.count(reducer) || !report)
-          continue;
-        if (isa<MemoryEffects::Write>(effect.getEffect())) {
-          error(op, reducer,
-                "writes a reducer: only 'tile.fill', updates in "
-                "'tile.parallel' bodies and 'tile.finalize_reducer' write "
-                "one");
-          return;
-        }
-        if (isa<MemoryEffects::Read>(effect.getEffect()) &&
-            (states.lookup(reducer) & kOpen)) {
-          error(op, reducer,
-                "reads a reducer before 'tile.finalize_reducer' has "
-                "combined its partial values");
-          return;
+      // Writes first: an op that reads and writes a reducer is a writer.
+      for (bool writes : {true, false}) {
+        for (const MemoryEffects::EffectInstance &effect : instances) {
+          Value reducer = effect.getValue();
+          if (!reducer || !states.count(reducer) || !report)
+            continue;
+          if (writes && isa<MemoryEffects::Write>(effect.getEffect())) {
+            error(op, reducer,
+                  "writes a reducer: only 'tile.fill', updates in "
+                  "'tile.parallel' bodies and 'tile.finalize_reducer' write "
+                  "one");
+            return;
+          }
+          if (!writes && isa<MemoryEffects::Read>(effect.getEffect()) &&
+              (states.lookup(reducer) & kOpen)) {
+            error(op, reducer,
+                  "reads a reducer before 'tile.finalize_reducer' has "
+                  "combined its partial values");
+            return;
+          }
         }
       }
     }
