@@ -255,7 +255,8 @@ SmallVector<unsigned> mlir::tile::getFragmentAccessDims(ParallelOp parallel,
 
 void mlir::tile::forEachFragmentAccess(
     ParallelOp parallel,
-    function_ref<void(Value buffer, ArrayRef<unsigned> dims)> callback) {
+    function_ref<void(Operation *access, Value buffer, ArrayRef<unsigned> dims)>
+        callback) {
   parallel.getBody().walk([&](Operation *nested) {
     Value buffer;
     ValueRange indices;
@@ -269,7 +270,7 @@ void mlir::tile::forEachFragmentAccess(
     if (!buffer || !isa<FragmentType>(buffer.getType()) ||
         nested->getParentOfType<ParallelOp>() != parallel)
       return;
-    callback(buffer, getFragmentAccessDims(parallel, indices));
+    callback(nested, buffer, getFragmentAccessDims(parallel, indices));
   });
 }
 

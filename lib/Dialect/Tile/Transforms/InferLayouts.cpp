@@ -314,11 +314,12 @@ LogicalResult LayoutInference::run() {
                        {layout, {Layout(), op, "annotated in the source"}}});
     } else if (auto loop = dyn_cast<ParallelOp>(op)) {
       loopOps.push_back(loop);
-      forEachFragmentAccess(loop, [&](Value buffer, ArrayRef<unsigned> dims) {
-        for (auto [d, iv] : llvm::enumerate(dims))
-          if (iv == kUniformDim)
-            uniformDims[buffer].insert(d);
-      });
+      forEachFragmentAccess(
+          loop, [&](Operation *, Value buffer, ArrayRef<unsigned> dims) {
+            for (auto [d, iv] : llvm::enumerate(dims))
+              if (iv == kUniformDim)
+                uniformDims[buffer].insert(d);
+          });
       if (std::optional<Layout> layout =
               annotated(loop.getLayoutAttr(), loop.getShape(),
                         IndexType::get(op->getContext())))

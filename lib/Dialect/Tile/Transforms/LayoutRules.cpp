@@ -49,27 +49,16 @@ struct Access {
 /// tile.parallel it is).
 SmallVector<Access> collectAccesses(ParallelOp loop) {
   SmallVector<Access> accesses;
-  loop.getBody().walk([&](Operation *nested) {
-    Value buffer;
-    ValueRange indices;
-    if (auto load = dyn_cast<LoadOp>(nested)) {
-      buffer = load.getBuffer();
-      indices = load.getIndices();
-    } else if (auto store = dyn_cast<StoreOp>(nested)) {
-      buffer = store.getBuffer();
-      indices = store.getIndices();
-    }
-    if (!buffer || !isa<FragmentType>(buffer.getType()) ||
-        nested->getParentOfType<ParallelOp>() != loop)
-      return;
-    Access access{buffer, getFragmentAccessDims(loop, indices), {}};
-    for (unsigned iv : access.dims)
-      if (iv != kUniformDim)
-        access.ivs.push_back(iv);
-    access.isStore = isa<StoreOp>(nested);
-    access.isReducer = getReducerKind(buffer).has_value();
-    accesses.push_back(std::move(access));
-  });
+  forEachFragmentAccess(
+      loop, [&](Operation *op, Value buffer, ArrayRef<unsigned> dims) {
+        Access access{buffer, SmallVector<unsigned>(dims), {}};
+        for (unsigned iv : dims)
+          if (iv != kUniformDim)
+            access.ivs.push_back(iv);
+        access.isStore = isa<StoreOp>(op);
+        access.isReducer = getReducerKind(buffer).has_value();
+        accesses.push_back(std::move(access));
+      });
   return accesses;
 }
 
