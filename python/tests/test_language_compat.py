@@ -778,7 +778,6 @@ def test_device_assert_known_false_while_tracing():
 
 @pytest.mark.parametrize("call,missing", [
     (lambda: T.get_thread_binding(0), "T.get_thread_binding is not supported"),
-    (lambda: T.alloc_reducer((4,), T.float32), "T.alloc_reducer is not supported"),
 ])
 def test_missing_dialect_pieces_are_located_errors(call, missing):
     with raises_at(missing):

@@ -11,7 +11,8 @@
 // boundary semantics of the GPU path (reads outside a global tensor give
 // the pad value, writes outside it are dropped). tile.print calls the C
 // library's printf, once for each of the block's threads where every
-// thread prints on the GPU.
+// thread prints on the GPU. A reducer is one buffer whose updates run in
+// order: its finalize has nothing to combine.
 //
 //===----------------------------------------------------------------------===//
 
@@ -145,12 +146,26 @@ struct KernelLowering : OpConversionPattern<KernelOp> {
 
     // A block's buffers are a worker's, made once before its loop over
     // blocks and reused by each (a block starts with undefined contents on
-    // the GPU too): the stack does not grow with the grid.
+    // the GPU too): the stack does not grow with the grid. A reducer
+    // starts at its kind's identity where its allocation runs: a fill
+    // there.
     SmallVector<Operation *> buffers;
     op.getBody().walk([&](Operation *nested) {
       if (isa<AllocSharedOp, FragmentOp>(nested))
         buffers.push_back(nested);
     });
+    for (Operation *buffer : buffers) {
+      auto fragment = dyn_cast<FragmentOp>(buffer);
+      if (!fragment || !fragment.getReducerAttr())
+        continue;
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfter(fragment);
+      Value identity = buildReduceIdentity(rewriter, fragment.getLoc(),
+                                           fragment.getReducerAttr().getValue(),
+                                           fragment.getType().getElementType());
+      FillOp::create(rewriter, fragment.getLoc(), fragment.getResult(),
+                     identity);
+    }
     auto hoistBuffers = [&] {
       for (Operation *buffer : buffers)
         rewriter.moveOpBefore(buffer, rewriter.getInsertionBlock(),
@@ -396,6 +411,19 @@ struct FillLowering : OpConversionPattern<FillOp> {
                 memref::StoreOp::create(b, l, adaptor.getValue(),
                                         adaptor.getDest(), ivs);
               });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// One thread holds each element of a reducer on the host: it holds the
+/// total already.
+struct FinalizeReducerLowering : OpConversionPattern<FinalizeReducerOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FinalizeReducerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     rewriter.eraseOp(op);
     return success();
   }
@@ -718,9 +746,10 @@ void mlir::tile::populateTileToCPUConversionPatterns(
   auto printSites = std::make_shared<PrintSites>();
   patterns.add<KernelLowering>(converter, context, openmp, printSites);
   patterns.add<PrintLowering>(converter, context, printSites);
-  patterns.add<PipelinedLowering, ParallelLowering,
-               AllocLowering<AllocSharedOp>, AllocLowering<FragmentOp>,
-               CopyLowering, AtomicAddLowering, FillLowering, GemmLowering,
-               ReduceLowering, CumSumLowering, LoadLowering, StoreLowering,
-               RetypeLowering>(converter, context);
+  patterns
+      .add<PipelinedLowering, ParallelLowering, AllocLowering<AllocSharedOp>,
+           AllocLowering<FragmentOp>, CopyLowering, AtomicAddLowering,
+           FillLowering, FinalizeReducerLowering, GemmLowering, ReduceLowering,
+           CumSumLowering, LoadLowering, StoreLowering, RetypeLowering>(
+          converter, context);
 }

@@ -340,7 +340,9 @@ static LogicalResult lowerFill(const KernelContext &k,
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
   Value value = op.getValue();
-  if (const FragmentStorage *dstFragment = k.getFragment(op.getDest())) {
+  if (std::optional<ReduceKind> kind = getReducerKind(op.getDest())) {
+    fillReducer(k, b, op, *kind);
+  } else if (const FragmentStorage *dstFragment = k.getFragment(op.getDest())) {
     const FragmentStorage &fragment = *dstFragment;
     for (int64_t slot = 0, e = getSlotExtent(fragment.layout); slot < e; ++slot)
       if (isSlotUsed(fragment.layout, slot))

@@ -72,9 +72,9 @@ struct LowerWithScratch
 
 /// The families' models (registered by registerGpuLoweringModels,
 /// TileToGPU.h): tile.copy, tile.fill, tile.atomic_add and
-/// tile.parallel (Copies.cpp); tile.gemm (Gemm.cpp); tile.reduce and
-/// tile.cumsum (Reductions.cpp); tile.pipelined (Pipelining.cpp);
-/// tile.print (Print.cpp).
+/// tile.parallel (Copies.cpp); tile.gemm (Gemm.cpp); tile.reduce,
+/// tile.cumsum and tile.finalize_reducer (Reductions.cpp); tile.pipelined
+/// (Pipelining.cpp); tile.print (Print.cpp).
 void attachCopyLowerings(MLIRContext *context);
 void attachGemmLowering(MLIRContext *context);
 void attachReductionLowerings(MLIRContext *context);
@@ -85,6 +85,15 @@ void attachPrintLowering(MLIRContext *context);
 /// once its iteration is on a thread (Parallel.cpp).
 LogicalResult lowerPrint(const KernelContext &k, PatternRewriter &rewriter,
                          PrintOp op);
+
+/// A reducer at its allocation (KernelContext.cpp): every copy of every
+/// element holds the identity (Reductions.cpp).
+void startReducer(const KernelContext &k, OpBuilder &b, FragmentOp op);
+/// A tile.fill of a reducer of `kind` (Copies.cpp): the value in copy 0 of
+/// each element, the identity in the others, so that it counts once when
+/// tile.finalize_reducer combines them (Reductions.cpp).
+void fillReducer(const KernelContext &k, OpBuilder &b, FillOp op,
+                 ReduceKind kind);
 
 } // namespace mlir::tile::gpu_lowering
 

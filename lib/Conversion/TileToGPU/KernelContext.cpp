@@ -163,8 +163,15 @@ LogicalResult KernelContext::lowerBlock(Block &block,
                                         PatternRewriter &rewriter) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     // Storage was given out up front; the kernel's lowering erases these.
-    if (isa<AllocSharedOp, FragmentOp>(op))
+    // A reducer starts at the identity wherever its allocation runs.
+    if (isa<AllocSharedOp, FragmentOp>(op)) {
+      if (auto fragment = dyn_cast<FragmentOp>(op);
+          fragment && fragment.getReducerAttr()) {
+        rewriter.setInsertionPoint(&op);
+        startReducer(*this, rewriter, fragment);
+      }
       continue;
+    }
     if (isa<LoadOp, StoreOp>(op))
       return op.emitOpError("must be nested in a 'tile.parallel' body");
     rewriter.setInsertionPoint(&op);

@@ -11,6 +11,11 @@
 // every thread that holds it. Reductions and scans of shared memory deal
 // their rows to threads, which walk them serially.
 //
+// A reducer's copies of an element combine the same way, along the digits
+// of its layout's replica dim (tile.finalize_reducer); it starts at the
+// identity, and a fill puts its value in copy 0 only, so that the value
+// counts once in the total.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelContext.h"
@@ -100,6 +105,89 @@ Value linearize(const KernelContext &k, OpBuilder &b, Location loc,
   return linear;
 }
 
+/// Combines each thread's `partial` values (one per slot of the result,
+/// in `accType`) over the thread digits `digits` of `kind`'s reduction:
+/// power-of-two lane digits by butterfly shuffles, the others through
+/// shared scratch (`op`'s), where the threads `holder` admits (null: all)
+/// with their shuffled digits at zero write their partials, one per
+/// combination of the shared digits and result element (slot q's element
+/// of `result`, a layout of `shape`; element 0 without one). Afterwards
+/// every thread holds the combination in `partial`.
+void combineAcrossThreads(const KernelContext &k, OpBuilder &b, Location loc,
+                          Operation *op, ReduceKind kind, Type accType,
+                          const ThreadDigits &digits,
+                          function_ref<Value(OpBuilder &)> holder,
+                          ArrayRef<int64_t> shape, const Layout *result,
+                          std::map<int64_t, Value> &partial) {
+  // Within the warp.
+  Value width =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.target.warpSize);
+  for (const LayoutFactor &f : digits.shuffled) {
+    for (int64_t offset = f.stride; offset < f.stride * f.size; offset *= 2) {
+      Value mask = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+      for (auto &[q, acc] : partial) {
+        Value other = gpu::ShuffleOp::create(b, loc, acc, mask, width,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        acc = buildReduceMerge(b, loc, kind, acc, other);
+      }
+    }
+  }
+  if (digits.sharedCombos == 1)
+    return;
+
+  // Across warps, through shared scratch.
+  int64_t elements = product(shape);
+  Value scratch =
+      k.getScratch(b, loc, op, digits.sharedCombos * elements, accType);
+  // This thread's combination of the shared digits.
+  Value combo = k.constant(b, loc, 0);
+  int64_t radix = 1;
+  for (const LayoutFactor &f : digits.viaShared) {
+    Value digit = digitOf(k, b, loc, f);
+    combo = arith::AddIOp::create(
+        b, loc, combo,
+        arith::MulIOp::create(b, loc, digit, k.constant(b, loc, radix)));
+    radix *= f.size;
+  }
+  Value writer = holder(b);
+  for (const LayoutFactor &f : digits.shuffled) {
+    Value digit = digitOf(k, b, loc, f);
+    Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, digit,
+                                       k.constant(b, loc, 0));
+    writer =
+        writer ? arith::AndIOp::create(b, loc, writer, zero).getResult() : zero;
+  }
+  k.barrier(b, loc);
+  std::map<int64_t, Value> element;
+  for (auto &[q, acc] : partial) {
+    element[q] = result ? linearize(k, b, loc,
+                                    k.fragmentIndex(b, loc, *result, q), shape)
+                        : k.constant(b, loc, 0);
+    Value at = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, combo, k.constant(b, loc, elements)),
+        element[q]);
+    Value v = acc;
+    buildGuarded(b, loc, writer, [&](OpBuilder &then) {
+      memref::StoreOp::create(then, loc, v, scratch, ValueRange{at});
+    });
+  }
+  k.barrier(b, loc);
+  for (auto &[q, acc] : partial) {
+    Value total = buildReduceIdentity(b, loc, kind, accType);
+    for (int64_t c = 0; c < digits.sharedCombos; ++c) {
+      Value at = arith::AddIOp::create(b, loc, k.constant(b, loc, c * elements),
+                                       element[q]);
+      total = buildReduceMerge(
+          b, loc, kind, total,
+          memref::LoadOp::create(b, loc, scratch, ValueRange{at}));
+    }
+    acc = total;
+  }
+  k.barrier(b, loc);
+}
+
 LogicalResult reduceFragment(const KernelContext &k, OpBuilder &b, ReduceOp op,
                              const FragmentStorage &src,
                              const FragmentStorage &dst) {
@@ -148,89 +236,17 @@ LogicalResult reduceFragment(const KernelContext &k, OpBuilder &b, ReduceOp op,
     partial[q] = acc;
   }
 
-  // 2. Within the warp.
+  // 2. and 3. Across the reduced dim's thread digits: one writer per
+  // combination of its shared digits and element, a thread of the source
+  // layout (threads past it hold nothing) holding copy 0 of its elements.
   ThreadDigits digits = classify(src.layout, dim, k.target.warpSize);
-  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                             k.target.warpSize);
-  for (const LayoutFactor &f : digits.shuffled) {
-    for (int64_t offset = f.stride; offset < f.stride * f.size; offset *= 2) {
-      Value mask =
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
-      for (auto &[q, acc] : partial) {
-        Value other = gpu::ShuffleOp::create(b, loc, acc, mask, width,
-                                             gpu::ShuffleMode::XOR)
-                          .getShuffleResult();
-        acc = buildReduceMerge(b, loc, kind, acc, other);
-      }
-    }
-  }
-
-  // 3. Across warps, through shared scratch.
-  if (digits.sharedCombos > 1) {
-    ArrayRef<int64_t> dstShape = dst.type.getShape();
-    int64_t elements = product(dstShape);
-    Value scratch =
-        k.getScratch(b, loc, op, digits.sharedCombos * elements, accType);
-    // This thread's combination of the shared digits.
-    Value combo = k.constant(b, loc, 0);
-    int64_t radix = 1;
-    for (const LayoutFactor &f : digits.viaShared) {
-      Value digit = digitOf(k, b, loc, f);
-      combo = arith::AddIOp::create(
-          b, loc, combo,
-          arith::MulIOp::create(b, loc, digit, k.constant(b, loc, radix)));
-      radix *= f.size;
-    }
-    // One writer per (combination, element): a thread of the source
-    // layout (threads past it hold nothing and would write garbage over a
-    // holder's partial), with its shuffled digits at zero.
-    Value writer = k.ownsSlot(b, loc, src.layout, /*slot=*/0,
-                              /*firstCopyOnly=*/true);
-    for (const LayoutFactor &f : digits.shuffled) {
-      Value digit = digitOf(k, b, loc, f);
-      Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         digit, k.constant(b, loc, 0));
-      writer = writer ? arith::AndIOp::create(b, loc, writer, zero).getResult()
-                      : zero;
-    }
-    k.barrier(b, loc);
-    std::map<int64_t, Value> element;
-    for (auto &[q, acc] : partial) {
-      element[q] =
-          toScalar ? k.constant(b, loc, 0)
-                   : linearize(k, b, loc, k.fragmentIndex(b, loc, dst.layout, q),
-                               dstShape);
-      Value at = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, combo, k.constant(b, loc, elements)),
-          element[q]);
-      Value v = acc;
-      auto store = [&](OpBuilder &sb, Location l) {
-        memref::StoreOp::create(sb, l, v, scratch, ValueRange{at});
-      };
-      if (writer) {
-        scf::IfOp::create(b, loc, writer, [&](OpBuilder &then, Location l) {
-          store(then, l);
-          scf::YieldOp::create(then, l);
-        });
-      } else {
-        store(b, loc);
-      }
-    }
-    k.barrier(b, loc);
-    for (auto &[q, acc] : partial) {
-      Value total = buildReduceIdentity(b, loc, kind, accType);
-      for (int64_t c = 0; c < digits.sharedCombos; ++c) {
-        Value at = arith::AddIOp::create(
-            b, loc, k.constant(b, loc, c * elements), element[q]);
-        total = buildReduceMerge(
-            b, loc, kind, total,
-            memref::LoadOp::create(b, loc, scratch, ValueRange{at}));
-      }
-      acc = total;
-    }
-    k.barrier(b, loc);
-  }
+  combineAcrossThreads(
+      k, b, loc, op, kind, accType, digits,
+      [&](OpBuilder &at) {
+        return k.ownsSlot(at, loc, src.layout, /*slot=*/0,
+                          /*firstCopyOnly=*/true);
+      },
+      dst.type.getShape(), toScalar ? nullptr : &dst.layout, partial);
 
   // 4. Into the destination's slots.
   for (auto &[q, acc] : partial) {
@@ -429,9 +445,111 @@ static LogicalResult lowerCumSum(const KernelContext &k,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Reducers
+//===----------------------------------------------------------------------===//
+
+void mlir::tile::gpu_lowering::startReducer(const KernelContext &k,
+                                            OpBuilder &b, FragmentOp op) {
+  const FragmentStorage &reducer = *k.getFragment(op.getResult());
+  Value identity =
+      buildReduceIdentity(b, op.getLoc(), op.getReducerAttr().getValue(),
+                          reducer.type.getElementType());
+  for (int64_t slot = 0, e = getSlotExtent(reducer.layout); slot < e; ++slot)
+    if (isSlotUsed(reducer.layout, slot))
+      reducer.store(b, op.getLoc(), slot, identity);
+}
+
+void mlir::tile::gpu_lowering::fillReducer(const KernelContext &k, OpBuilder &b,
+                                           FillOp op, ReduceKind kind) {
+  Location loc = op.getLoc();
+  const FragmentStorage &reducer = *k.getFragment(op.getDest());
+  Value identity =
+      buildReduceIdentity(b, loc, kind, reducer.type.getElementType());
+  for (int64_t slot = 0, e = getSlotExtent(reducer.layout); slot < e; ++slot) {
+    if (!isSlotUsed(reducer.layout, slot))
+      continue;
+    Value first = k.ownsSlot(b, loc, reducer.layout, slot,
+                             /*firstCopyOnly=*/true);
+    Value v =
+        first ? arith::SelectOp::create(b, loc, first, op.getValue(), identity)
+                    .getResult()
+              : op.getValue();
+    reducer.store(b, loc, slot, v);
+  }
+}
+
+/// The digit of a reducer layout's copies.
+static unsigned replicaDim(const Layout &layout) {
+  return getFragmentRank(layout);
+}
+
+/// Bytes of shared scratch a finalize needs (0: none).
+static int64_t getFinalizeScratchBytes(const KernelPlan &plan,
+                                       FinalizeReducerOp op) {
+  auto layout = plan.fragments.find(op.getReducer());
+  if (layout == plan.fragments.end())
+    return 0;
+  ThreadDigits digits = classify(layout->second, replicaDim(layout->second),
+                                 plan.target.warpSize);
+  if (digits.sharedCombos == 1)
+    return 0;
+  auto type = cast<FragmentType>(op.getReducer().getType());
+  Type acc = accumulatorType(type.getElementType());
+  return digits.sharedCombos * product(type.getShape()) *
+         llvm::divideCeil(acc.getIntOrFloatBitWidth(), 8);
+}
+
+static LogicalResult lowerFinalizeReducer(const KernelContext &k,
+                                          PatternRewriter &rewriter,
+                                          FinalizeReducerOp op) {
+  OpBuilder &b = rewriter;
+  Location loc = op.getLoc();
+  const FragmentStorage &reducer = *k.getFragment(op.getReducer());
+  const Layout &layout = reducer.layout;
+  // Fragment layouts replicate across threads only.
+  unsigned copies = replicaDim(layout);
+  assert(llvm::all_of(layout.getFactors(copies),
+                      [](const LayoutFactor &f) {
+                        return f.size == 1 || f.outDim == kThreadAxis;
+                      }) &&
+         "copies on distinct threads");
+  if (layout.getInShape()[copies] == 1) {
+    // One copy of each element: it holds the total already.
+    rewriter.eraseOp(op);
+    return success();
+  }
+  ReduceKind kind = op.getKind();
+  Type type = reducer.type.getElementType();
+  Type accType = accumulatorType(type);
+  if (accType.getIntOrFloatBitWidth() > 32)
+    return op.emitOpError("cannot combine ")
+           << type << " across threads on the GPU yet (32-bit at most)";
+  std::map<int64_t, Value> partial;
+  for (int64_t slot = 0, e = getSlotExtent(layout); slot < e; ++slot)
+    if (isSlotUsed(layout, slot))
+      partial[slot] =
+          convertScalar(b, loc, reducer.load(b, loc, slot), accType);
+  // Every copy is a partial value: one writer per combination of the
+  // shared digits and element, any thread that holds the reducer.
+  combineAcrossThreads(
+      k, b, loc, op, kind, accType, classify(layout, copies, k.target.warpSize),
+      [&](OpBuilder &at) {
+        return k.ownsSlot(at, loc, layout, /*slot=*/0, /*firstCopyOnly=*/false);
+      },
+      reducer.type.getShape(), &layout, partial);
+  for (auto &[slot, total] : partial)
+    reducer.store(b, loc, slot, convertScalar(b, loc, total, type));
+  rewriter.eraseOp(op);
+  return success();
+}
+
 void mlir::tile::gpu_lowering::attachReductionLowerings(MLIRContext *context) {
   ReduceOp::attachInterface<
       LowerWithScratch<ReduceOp, getReduceScratchBytes, lowerReduce>>(*context);
+  FinalizeReducerOp::attachInterface<LowerWithScratch<
+      FinalizeReducerOp, getFinalizeScratchBytes, lowerFinalizeReducer>>(
+      *context);
   CumSumOp::attachInterface<
       LowerWithScratch<CumSumOp, getCumSumScratchBytes, lowerCumSum>>(*context);
 }

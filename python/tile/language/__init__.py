@@ -18,14 +18,14 @@ from .ops import (GemmWarpPolicy, Kernel, Layout, Parallel, Persistent,  # noqa:
                   Pipelined, Serial, Unroll, Vectorized, abs, alloc_fragment,
                   alloc_local, alloc_reducer, alloc_shared, alloc_var,
                   annotate_layout, ceil, ceildiv, cdiv, clear, copy, cos, cumsum,
-                  device_assert, erf, exp, exp2, fill, floor, gemm,
+                  device_assert, erf, exp, exp2, fill, finalize_reducer, floor, gemm,
                   get_block_binding, get_block_bindings, get_block_extent,
                   get_block_extents, get_lane_idx, get_thread_binding,
                   get_thread_bindings, get_thread_extent, get_warp_idx,
                   if_then_else, im2col, infinity, log, log2, log10,
                   make_padded_layout, make_swizzled_layout, max, min, pow, print,
                   reduce, reduce_absmax, reduce_abssum, reduce_max, reduce_min,
-                  reduce_sum, reshape, rsqrt, serial, sin, sqrt, tan, tanh, unroll,
+                  reduce_sum, reducer_init, reducer_update, reshape, rsqrt, serial, sin, sqrt, tan, tanh, unroll,
                   use_swizzle, vectorized, view)
 from .atomic import (atomic_add, atomic_addx2, atomic_addx4, atomic_max,  # noqa: F401
                      atomic_min)

@@ -33,6 +33,8 @@ class Buffer:
         self.strides = strides
         self.op = op  # the allocating op (layouts are written on it)
         self.layout = None
+        # A reducer's op ("sum", "max", "min"; T.alloc_reducer), else None.
+        self.reducer = None
         # Set once an op's text names the type: a later annotation can no
         # longer change the parameter's shape.
         self.used = False

@@ -305,15 +305,17 @@ def _static_shape(shape, what):
     return dims
 
 
-def _alloc(kind, shape, dtype, what, scope=None):
+def _alloc(kind, shape, dtype, what, scope=None, reducer=None):
     b = _block_level(what)
     dims = _static_shape(shape, what)
     buf = Buffer(kind, None, dims, dt.as_dtype(dtype))
+    buf.reducer = reducer
     opname = "tile.alloc_shared" if kind == "shared" else "tile.fragment"
 
     def head(op):
+        kind_text = f" reducer({reducer})" if reducer else ""
         layout = f" layout({buf.layout})" if buf.layout else ""
-        return f"{buf.value.name} = {opname}{layout} : {buf.type_text()}"
+        return f"{buf.value.name} = {opname}{kind_text}{layout} : {buf.type_text()}"
 
     hint = "smem" if kind == "shared" else "frag"
     buf.value = Value(b.fresh(hint), None, b.current)
@@ -380,11 +382,101 @@ def _is_dtype_name(x):
         return False
 
 
+_REDUCER_OPS = ("sum", "max", "min")
+
+
 def alloc_reducer(shape, dtype, op="sum", replication=None):
-    """T.alloc_reducer: not supported yet (see docs/python.md)."""
-    raise error("T.alloc_reducer is not supported: tile has no reducer buffers yet "
-                "(a reduction into a fragment from several threads' updates); use "
-                "T.reduce_* on a fragment, or T.atomic_add")
+    """T.alloc_reducer(shape, dtype, op="sum", replication=None): a reducer,
+    a fragment whose elements T.Parallel loops over a wider domain
+    accumulate into (``r[i] += x[i, j]``, ``r[i] = T.max(r[i], x[i, j])``),
+    each thread into its own copies; ``T.finalize_reducer`` combines them.
+    It starts at the op's identity (0, -inf, +inf); ``T.clear`` /
+    ``T.fill`` give it a start value, counted once. `replication` ("all",
+    "none") is accepted and, as in TileLang since its reducer v2, does not
+    change the result: the layout follows the loops that update it."""
+    if op not in _REDUCER_OPS:
+        if op in ("bitand", "bitor", "bitxor"):
+            raise error(f"T.alloc_reducer(op={op!r}) is not supported: tile's "
+                        "reducers are 'sum', 'max' and 'min'")
+        raise error(f"T.alloc_reducer's op must be 'sum', 'max' or 'min', got {op!r}")
+    if replication not in (None, "all", "none"):
+        raise error("T.alloc_reducer's replication must be 'all', 'none' or None, "
+                    f"got {replication!r}")
+    d = dt.as_dtype(dtype)
+    if not (d.is_float or d.is_int) or d is dt.index or d is dt.bool_:
+        raise error(f"a reducer's dtype is a float or an integer, got {d.name}")
+    if op != "sum" and d.kind == "uint":
+        raise error(f"T.alloc_reducer(op={op!r}) on {d.name}: tile's integer "
+                    "reducers compare as signed; use a signed dtype")
+    return _alloc("fragment", shape, d, "T.alloc_reducer", reducer=op)
+
+
+def _reducer(x, what):
+    buf = as_buffer(x, what)
+    if getattr(buf, "reducer", None) is None:
+        raise error(f"{what} must be a reducer (T.alloc_reducer), got a {buf.kind} "
+                    "buffer")
+    return buf
+
+
+def _reducer_identity(buf):
+    d = buf.dtype
+    if buf.reducer == "sum":
+        return constant(0, d)
+    low = buf.reducer == "max"
+    if d.is_float:
+        return constant(float("-inf") if low else float("inf"), d)
+    bits = d.bits
+    return constant(-(1 << (bits - 1)) if low else (1 << (bits - 1)) - 1, d)
+
+
+def finalize_reducer(reducer, dst=None, batch=1, annotations=None):
+    """T.finalize_reducer(reducer, dst=None, batch=1): combines the partial
+    values the threads accumulated into each element of `reducer`; then
+    every copy holds the total, and the reducer reads as a fragment. With
+    `dst` (TileLang's reducer v2), the totals are also copied into that
+    fragment. `batch` (how many elements TileLang's all-reduce combines per
+    call) must be positive and changes nothing: tile combines all elements
+    in one exchange."""
+    b = _block_level("T.finalize_reducer")
+    buf = _reducer(reducer, "T.finalize_reducer's argument")
+    if static_int(batch, "T.finalize_reducer's batch") < 1:
+        raise error(f"T.finalize_reducer: batch must be >= 1, got {batch}")
+    b.emit(f"tile.finalize_reducer {buf.value.name} : {buf.type_text()}", result=False)
+    if dst is not None:
+        out = as_buffer(dst, "T.finalize_reducer's destination")
+        if getattr(out, "reducer", None) is not None:
+            raise error("T.finalize_reducer's destination must be a fragment, not a "
+                        "reducer")
+        if out.kind != "fragment" or tuple(out.shape) != tuple(buf.shape) or \
+                out.dtype is not buf.dtype:
+            raise error(f"T.finalize_reducer's destination must be a fragment of the "
+                        f"reducer's shape {list(buf.shape)} and dtype {buf.dtype.name}")
+        copy(buf, out)
+
+
+def reducer_init(reducer, init=None):
+    """T.reducer_init(reducer, init=None) (TileLang's reducer v2): starts a
+    reduction into `reducer`, at the op's identity or at `init` (counted
+    once)."""
+    b = _block_level("T.reducer_init")
+    buf = _reducer(reducer, "T.reducer_init's argument")
+    v = _reducer_identity(buf) if init is None else convert(init, buf.dtype)
+    b.emit(f"tile.fill {buf.value.name}, {v.name} : {buf.type_text()}", result=False)
+
+
+def reducer_update(target, value):
+    """T.reducer_update(reducer[indices], value) (TileLang's reducer v2), in a
+    T.Parallel body: combines `value` into the element with the reducer's
+    op (``r[i] += value`` for a sum)."""
+    if not isinstance(target, ElementRef):
+        raise error("T.reducer_update takes an element of a reducer, reducer[indices], "
+                    f"first; got {type(target).__name__}")
+    buf = _reducer(target.buffer, "T.reducer_update's target")
+    if not ElementRef._in_parallel():
+        raise error("T.reducer_update is used in a T.Parallel body")
+    op = {"sum": "add", "max": "max", "min": "min"}[buf.reducer]
+    target.store(binary(op, target.load(), convert(value, buf.dtype)))
 
 
 # ---------------------------------------------------------------------------

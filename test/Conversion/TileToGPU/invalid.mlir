@@ -79,3 +79,20 @@ func.func @gemm_accumulator_layout(%A: memref<16x16xf16>, %B: memref<16x8xf16>) 
   }
   return
 }
+
+// -----
+
+func.func @reducer_f64_across_threads(%X: memref<4x8xf64>) {
+  tile.kernel grid(%bx) in (1) threads(32) {
+    %r = tile.fragment reducer(sum) layout(#tile.fragment<[[4:t8]], replicate [8:t1]>) : !tile.fragment<4xf64>
+    tile.parallel (%i, %j) in (4, 8) layout(#tile.fragment<[[4:t8], [8:t1]]>) {
+      %v = tile.load %X[%i, %j] : memref<4x8xf64>
+      %old = tile.load %r[%i] : !tile.fragment<4xf64>
+      %new = arith.addf %old, %v : f64
+      tile.store %new, %r[%i] : !tile.fragment<4xf64>
+    }
+    // expected-error @+1 {{'tile.finalize_reducer' op cannot combine 'f64' across threads on the GPU yet (32-bit at most)}}
+    tile.finalize_reducer %r : !tile.fragment<4xf64>
+  }
+  return
+}

@@ -133,3 +133,23 @@ func.func @uniform_dim_on_threads(%k: index) {
   }
   return
 }
+
+// -----
+
+// A loop that updates a reducer must run each iteration once: a written
+// layout that runs each on two threads would count it twice.
+func.func @reducer_update_replicated(%A: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %r = tile.fragment reducer(sum) : !tile.fragment<1xf32>
+    // expected-error @+1 {{'tile.parallel' op updates a reducer, but its layout runs each iteration on 2 threads: a loop that updates a reducer runs each iteration once}}
+    tile.parallel (%i) in (64) layout(#tile.fragment<[[64:t1]], replicate [2:t64]>) {
+      %v = tile.load %A[%i] : memref<64xf32>
+      %old = tile.load %r[%c0] : !tile.fragment<1xf32>
+      %new = arith.addf %old, %v : f32
+      tile.store %new, %r[%c0] : !tile.fragment<1xf32>
+    }
+    tile.finalize_reducer %r : !tile.fragment<1xf32>
+  }
+  return
+}

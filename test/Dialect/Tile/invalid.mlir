@@ -1194,3 +1194,208 @@ func.func @f() {
   }
   return
 }
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.fragment' op a reducer's kind is sum, max or min, got absmax}}
+    %r = tile.fragment reducer(absmax) : !tile.fragment<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{unknown reducer kind 'prod'}}
+    %r = tile.fragment reducer(prod) : !tile.fragment<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{'tile.fragment' op a reducer's elements are floats or signless integers, got 'ui32'}}
+    %r = tile.fragment reducer(max) : !tile.fragment<4xui32>
+  }
+  return
+}
+
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %r = tile.fragment : !tile.fragment<4xf32>
+    // expected-error @+1 {{'tile.finalize_reducer' op expects a reducer (a 'tile.fragment' with 'reducer(kind)'), got another fragment}}
+    tile.finalize_reducer %r : !tile.fragment<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: f32) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %r = tile.fragment reducer(sum) : !tile.fragment<4xf32>
+    tile.parallel (%i, %j) in (4, 8) {
+      // expected-error @+1 {{'tile.store' op stores to a sum reducer a value that is not an update of the element: expected arith.addf or arith.addi of a 'tile.load' of the same element (used only there) and the contribution}}
+      tile.store %v, %r[%i] : !tile.fragment<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: f32) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %r = tile.fragment reducer(max) : !tile.fragment<4xf32>
+    tile.parallel (%i, %j) in (4, 8) {
+      %old = tile.load %r[%i] : !tile.fragment<4xf32>
+      %new = arith.addf %old, %v : f32
+      // expected-error @+1 {{'tile.store' op stores to a max reducer a value that is not an update of the element: expected arith.maximumf, arith.maxnumf or arith.maxsi of a 'tile.load' of the same element (used only there) and the contribution}}
+      tile.store %new, %r[%i] : !tile.fragment<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: f32) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %r = tile.fragment reducer(min) : !tile.fragment<8xf32>
+    tile.parallel (%i, %j) in (8, 8) {
+      %old = tile.load %r[%i] : !tile.fragment<8xf32>
+      %new = arith.minimumf %old, %v : f32
+      // expected-error @+1 {{'tile.store' op stores to a min reducer a value that is not an update of the element: expected arith.minimumf, arith.minnumf or arith.minsi of a 'tile.load' of the same element (used only there) and the contribution}}
+      tile.store %new, %r[%j] : !tile.fragment<8xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f(%G: memref<4x8xf32>) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %r = tile.fragment reducer(sum) : !tile.fragment<4xf32>
+    tile.parallel (%i, %j) in (4, 8) {
+      // expected-error @+1 {{'tile.load' op reads a reducer in the 'tile.parallel' that updates it, other than to update the element: its value is known after 'tile.finalize_reducer'}}
+      %seen = tile.load %r[%i] : !tile.fragment<4xf32>
+      tile.store %seen, %G[%i, %j] : memref<4x8xf32>
+      %old = tile.load %r[%i] : !tile.fragment<4xf32>
+      %new = arith.addf %old, %seen : f32
+      tile.store %new, %r[%i] : !tile.fragment<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: f32) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-note @+1 {{the reducer}}
+    %r = tile.fragment reducer(sum) : !tile.fragment<4xf32>
+    tile.finalize_reducer %r : !tile.fragment<4xf32>
+    // expected-error @+1 {{'tile.parallel' op updates a reducer after its 'tile.finalize_reducer': 'tile.fill' it first to start another reduction}}
+    tile.parallel (%i, %j) in (4, 8) {
+      %old = tile.load %r[%i] : !tile.fragment<4xf32>
+      %new = arith.addf %old, %v : f32
+      tile.store %new, %r[%i] : !tile.fragment<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// The second iteration updates what the first finalized.
+func.func @f(%v: f32, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-note @+1 {{the reducer}}
+    %r = tile.fragment reducer(sum) : !tile.fragment<4xf32>
+    tile.fill %r, %zero : !tile.fragment<4xf32>
+    scf.for %k = %c0 to %n step %c1 {
+      // expected-error @+1 {{'tile.parallel' op updates a reducer after its 'tile.finalize_reducer'}}
+      tile.parallel (%i, %j) in (4, 8) {
+        %old = tile.load %r[%i] : !tile.fragment<4xf32>
+        %new = arith.addf %old, %v : f32
+        tile.store %new, %r[%i] : !tile.fragment<4xf32>
+      }
+      tile.finalize_reducer %r : !tile.fragment<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f(%v: f32, %G: memref<4xf32>) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-note @+1 {{the reducer}}
+    %r = tile.fragment reducer(sum) : !tile.fragment<4xf32>
+    tile.parallel (%i, %j) in (4, 8) {
+      %old = tile.load %r[%i] : !tile.fragment<4xf32>
+      %new = arith.addf %old, %v : f32
+      tile.store %new, %r[%i] : !tile.fragment<4xf32>
+    }
+    // expected-error @+1 {{'tile.parallel' op reads a reducer before 'tile.finalize_reducer' has combined its partial values}}
+    tile.parallel (%i) in (4) {
+      %x = tile.load %r[%i] : !tile.fragment<4xf32>
+      tile.store %x, %G[%i] : memref<4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Finalized on one path only.
+func.func @f(%v: f32, %G: memref<4xf32>, %b: i1) {
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-note @+1 {{the reducer}}
+    %r = tile.fragment reducer(sum) : !tile.fragment<4xf32>
+    tile.fill %r, %zero : !tile.fragment<4xf32>
+    scf.if %b {
+      tile.finalize_reducer %r : !tile.fragment<4xf32>
+    }
+    // expected-error @+1 {{'tile.copy' op reads a reducer before 'tile.finalize_reducer' has combined its partial values}}
+    tile.copy %r -> %G[0] : !tile.fragment<4xf32>, memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    %r = tile.fragment reducer(max) : !tile.fragment<4xf32>
+    tile.finalize_reducer %r : !tile.fragment<4xf32>
+    // expected-error @+1 {{'tile.finalize_reducer' op finalizes a reducer that holds its totals already: another reduction into it starts with 'tile.fill'}}
+    tile.finalize_reducer %r : !tile.fragment<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%G: memref<4xf32>) {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-note @+1 {{the reducer}}
+    %r = tile.fragment reducer(sum) : !tile.fragment<4xf32>
+    // expected-error @+1 {{'tile.copy' op writes a reducer: only 'tile.fill', updates in 'tile.parallel' bodies and 'tile.finalize_reducer' write one}}
+    tile.copy %G[0] -> %r : memref<4xf32>, !tile.fragment<4xf32>
+  }
+  return
+}

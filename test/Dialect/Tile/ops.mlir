@@ -235,3 +235,43 @@ func.func @prints(%G: memref<?x8xf16>, %x: f32, %n: i8) {
   }
   return
 }
+
+// CHECK-LABEL: func.func @reducers
+func.func @reducers(%G: memref<64x128xf16>, %O: memref<64xf32>, %seed: f32) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %x = tile.fragment : !tile.fragment<64x128xf16>
+    // CHECK: %[[SUM:.+]] = tile.fragment reducer(sum) : !tile.fragment<64xf32>
+    %sum = tile.fragment reducer(sum) : !tile.fragment<64xf32>
+    // CHECK: tile.fragment reducer(max) layout(#tile.fragment<{{\[\[}}64:s1]], replicate [128:t1]>) : !tile.fragment<64xf32>
+    %max = tile.fragment reducer(max) layout(#tile.fragment<[[64:s1]], replicate [128:t1]>) : !tile.fragment<64xf32>
+    // CHECK: %[[MIN:.+]] = tile.fragment reducer(min) : !tile.fragment<1xi32>
+    %min = tile.fragment reducer(min) : !tile.fragment<1xi32>
+    tile.copy %G[0, 0] -> %x : memref<64x128xf16>, !tile.fragment<64x128xf16>
+    tile.fill %max, %seed : !tile.fragment<64xf32>
+    // CHECK: tile.parallel (%[[I:.+]], %[[J:.+]]) in (64, 128) {
+    tile.parallel (%i, %j) in (64, 128) {
+      %v = tile.load %x[%i, %j] : !tile.fragment<64x128xf16>
+      %w = arith.extf %v : f16 to f32
+      // CHECK: %[[OLD:.+]] = tile.load %[[SUM]][%[[I]]] : !tile.fragment<64xf32>
+      // CHECK: %[[NEW:.+]] = arith.addf %[[OLD]], %{{.+}} : f32
+      // CHECK: tile.store %[[NEW]], %[[SUM]][%[[I]]] : !tile.fragment<64xf32>
+      %old = tile.load %sum[%i] : !tile.fragment<64xf32>
+      %new = arith.addf %old, %w : f32
+      tile.store %new, %sum[%i] : !tile.fragment<64xf32>
+      %m = tile.load %max[%i] : !tile.fragment<64xf32>
+      %mm = arith.maxnumf %w, %m : f32
+      tile.store %mm, %max[%i] : !tile.fragment<64xf32>
+      %n = tile.load %min[%c0] : !tile.fragment<1xi32>
+      %k = arith.index_cast %j : index to i32
+      %nn = arith.minsi %n, %k : i32
+      tile.store %nn, %min[%c0] : !tile.fragment<1xi32>
+    }
+    // CHECK: tile.finalize_reducer %[[SUM]] : !tile.fragment<64xf32>
+    tile.finalize_reducer %sum : !tile.fragment<64xf32>
+    tile.finalize_reducer %max : !tile.fragment<64xf32>
+    tile.finalize_reducer %min : !tile.fragment<1xi32>
+    tile.copy %sum -> %O[0] : !tile.fragment<64xf32>, memref<64xf32>
+  }
+  return
+}

@@ -255,7 +255,8 @@ SmallVector<unsigned> mlir::tile::getFragmentAccessDims(ParallelOp parallel,
 
 void mlir::tile::forEachFragmentAccess(
     ParallelOp parallel,
-    function_ref<void(Value buffer, ArrayRef<unsigned> dims)> callback) {
+    function_ref<void(Operation *access, Value buffer, ArrayRef<unsigned> dims)>
+        callback) {
   parallel.getBody().walk([&](Operation *nested) {
     Value buffer;
     ValueRange indices;
@@ -269,7 +270,7 @@ void mlir::tile::forEachFragmentAccess(
     if (!buffer || !isa<FragmentType>(buffer.getType()) ||
         nested->getParentOfType<ParallelOp>() != parallel)
       return;
-    callback(buffer, getFragmentAccessDims(parallel, indices));
+    callback(nested, buffer, getFragmentAccessDims(parallel, indices));
   });
 }
 
@@ -316,9 +317,16 @@ static LogicalResult verifyElementAccess(Operation *op, Value buffer,
              << dim << " has size " << getShape(buffer)[dim]
              << " but its induction variable ranges over " << extent;
   }
+  // A reducer accumulates iterations that share an element.
+  if (std::optional<ReduceKind> kind = getReducerKind(buffer)) {
+    if (isStore)
+      return verifyReducerUpdate(cast<StoreOp>(op), *kind);
+    return verifyReducerLoad(cast<LoadOp>(op));
+  }
   if (isStore && used.size() != parallel.getShape().size())
     return op->emitOpError("a fragment store must use every induction "
-                           "variable of the enclosing 'tile.parallel'");
+                           "variable of the enclosing 'tile.parallel' (or "
+                           "update a reducer)");
   return success();
 }
 

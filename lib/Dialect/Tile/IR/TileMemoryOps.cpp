@@ -62,6 +62,8 @@ LogicalResult AllocSharedOp::verify() {
 }
 
 LogicalResult FragmentOp::verify() {
+  if (getReducerAttr() && failed(verifyReducerFragment(*this)))
+    return failure();
   return verifyBufferLayout(*this, getLayoutAttr(), getType().getShape(),
                             getType().getElementType(), /*wantFragment=*/true);
 }

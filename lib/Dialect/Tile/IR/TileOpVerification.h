@@ -35,6 +35,20 @@ LogicalResult verifyBufferLayout(Operation *op, LayoutAttrInterface attr,
                                  ArrayRef<int64_t> shape, Type elementType,
                                  bool wantFragment);
 
+/// Verifies a reducer's allocation (TileReducerOps.cpp).
+LogicalResult verifyReducerFragment(FragmentOp op);
+/// Verifies a tile.store into a reducer: an update of the element
+/// (TileReducerOps.cpp).
+LogicalResult verifyReducerUpdate(StoreOp store, ReduceKind kind);
+/// Verifies a tile.load of a reducer in a tile.parallel body: in a loop
+/// that updates the reducer, only an update reads it.
+LogicalResult verifyReducerLoad(LoadOp load);
+/// Checks the order of the reducer operations of `kernel`: that no reducer
+/// is updated after its finalize (without a tile.fill in between),
+/// finalized twice, read before its finalize, or written by an op other
+/// than tile.fill, its updates and tile.finalize_reducer.
+LogicalResult verifyReducerOrder(KernelOp kernel);
+
 } // namespace mlir::tile::detail
 
 #endif // TILE_LIB_DIALECT_TILE_IR_TILEOPVERIFICATION_H

@@ -190,7 +190,7 @@ LogicalResult KernelOp::verifyRegions() {
     return emitOpError("expects ")
            << getGridRank()
            << " block id arguments of type index, one per grid dim";
-  return success();
+  return verifyReducerOrder(*this);
 }
 
 void KernelOp::getAsmBlockArgumentNames(Region &region,
@@ -205,6 +205,31 @@ SmallVector<OpFoldResult> KernelOp::getMixedGrid() {
 }
 
 LayoutInferenceState::~LayoutInferenceState() = default;
+
+//===----------------------------------------------------------------------===//
+// Custom directives of the generated formats
+//===----------------------------------------------------------------------===//
+
+/// `reducer(kind)`, or nothing for an ordinary fragment.
+static ParseResult parseReducer(OpAsmParser &parser, ReduceKindAttr &kind) {
+  if (failed(parser.parseOptionalKeyword("reducer")))
+    return success();
+  StringRef name;
+  SMLoc at = parser.getCurrentLocation();
+  if (parser.parseLParen() || parser.parseKeyword(&name) ||
+      parser.parseRParen())
+    return failure();
+  std::optional<ReduceKind> value = symbolizeReduceKind(name);
+  if (!value)
+    return parser.emitError(at, "unknown reducer kind '") << name << "'";
+  kind = ReduceKindAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printReducer(OpAsmPrinter &p, Operation *, ReduceKindAttr kind) {
+  if (kind)
+    p << " reducer(" << stringifyReduceKind(kind.getValue()) << ")";
+}
 
 #include "tile/Dialect/Tile/IR/TileOpInterfaces.cpp.inc"
 

@@ -159,10 +159,14 @@ LogicalResult LayoutInference::askOps(bool propagate) {
 
 bool LayoutInference::chooseFreeFragment() {
   FragmentOp best;
+  // A reducer that loops update is where they run (its own rule), not a
+  // free choice.
   for (FragmentOp op : fragmentOps)
     if (!fragments.count(op.getResult()) &&
-        (!best || op.getType().getNumElements() >
-                      best.getType().getNumElements()))
+        !(op.getReducerAttr() &&
+          !getReducerUpdateLoops(op.getResult()).empty()) &&
+        (!best ||
+         op.getType().getNumElements() > best.getType().getNumElements()))
       best = op;
   if (!best)
     return false;
@@ -310,11 +314,12 @@ LogicalResult LayoutInference::run() {
                        {layout, {Layout(), op, "annotated in the source"}}});
     } else if (auto loop = dyn_cast<ParallelOp>(op)) {
       loopOps.push_back(loop);
-      forEachFragmentAccess(loop, [&](Value buffer, ArrayRef<unsigned> dims) {
-        for (auto [d, iv] : llvm::enumerate(dims))
-          if (iv == kUniformDim)
-            uniformDims[buffer].insert(d);
-      });
+      forEachFragmentAccess(
+          loop, [&](Operation *, Value buffer, ArrayRef<unsigned> dims) {
+            for (auto [d, iv] : llvm::enumerate(dims))
+              if (iv == kUniformDim)
+                uniformDims[buffer].insert(d);
+          });
       if (std::optional<Layout> layout =
               annotated(loop.getLayoutAttr(), loop.getShape(),
                         IndexType::get(op->getContext())))

@@ -8,8 +8,9 @@
 // a gemm fixes its accumulator's and register operands' layouts to its
 // instruction's (and proposes swizzles for its shared operands); a parallel
 // loop runs each iteration on the owners of the fragment elements it
-// touches; a reduction's result is its source without the reduced dim; a
-// copy between fragments or a scan keeps the layout.
+// touches (once, where it updates a reducer); a reducer is where the loops
+// that update it run; a reduction's result is its source without the
+// reduced dim; a copy between fragments or a scan keeps the layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,9 +37,46 @@ struct Access {
   Value buffer;
   SmallVector<unsigned> dims;
   SmallVector<unsigned> ivs;
+  /// A tile.store (of a reducer: an update).
+  bool isStore = false;
+  /// The buffer is a reducer.
+  bool isReducer = false;
   bool isFull(unsigned loopRank) const { return ivs.size() == loopRank; }
   bool hasUniformDims() const { return ivs.size() != dims.size(); }
 };
+
+/// The fragment element accesses of `loop`'s body (those whose nearest
+/// tile.parallel it is).
+SmallVector<Access> collectAccesses(ParallelOp loop) {
+  SmallVector<Access> accesses;
+  forEachFragmentAccess(
+      loop, [&](Operation *op, Value buffer, ArrayRef<unsigned> dims) {
+        Access access{buffer, SmallVector<unsigned>(dims), {}};
+        for (unsigned iv : dims)
+          if (iv != kUniformDim)
+            access.ivs.push_back(iv);
+        access.isStore = isa<StoreOp>(op);
+        access.isReducer = getReducerKind(buffer).has_value();
+        accesses.push_back(std::move(access));
+      });
+  return accesses;
+}
+
+/// Whether a fragment layout holds some element more than once.
+bool hasCopies(const Layout &fragment) {
+  return fragment.getInShape().back() > 1;
+}
+
+/// `fragment` with one copy of each element (copy 0's place).
+Layout withoutCopies(const Layout &fragment) {
+  return makeFragment(fragment.getDims().drop_back());
+}
+
+/// Whether `reducer` is updated in some tile.parallel body (its layout is
+/// then the reducer rule's to decide).
+bool hasUpdates(Value reducer) {
+  return getReducerKind(reducer) && !getReducerUpdateLoops(reducer).empty();
+}
 
 /// Whether dim `dim` of `fragment` is in each thread's slots only (no
 /// thread digit): a uniform index then reads the same thread's slots.
@@ -230,17 +268,20 @@ struct ParallelLayoutRule
                                  LayoutInferenceState &state) const {
     auto loop = cast<ParallelOp>(op);
     unsigned rank = loop.getShape().size();
-    SmallVector<Access> accesses;
-    forEachFragmentAccess(loop, [&](Value buffer, ArrayRef<unsigned> dims) {
-      Access access{buffer, SmallVector<unsigned>(dims), {}};
-      for (unsigned iv : dims)
-        if (iv != kUniformDim)
-          access.ivs.push_back(iv);
-      accesses.push_back(std::move(access));
-    });
+    SmallVector<Access> accesses = collectAccesses(loop);
+    // A loop that updates a reducer runs each iteration once, so that no
+    // contribution is counted twice: on copy 0's thread where the fragment
+    // it follows is replicated.
+    llvm::SmallPtrSet<Value, 2> updated;
+    for (const Access &access : accesses)
+      if (access.isStore && access.isReducer)
+        updated.insert(access.buffer);
+    bool updates = !updated.empty();
 
     // The loop layout: from a fragment indexed by every induction variable,
-    // else from one indexed by some of them.
+    // else from one indexed by some of them. A reducer the loop updates
+    // leads only where it holds each element once (elsewhere the loops
+    // that update it decide where its copies are).
     for (bool full : {true, false}) {
       if (state.getLoop(loop))
         break;
@@ -248,18 +289,26 @@ struct ParallelLayoutRule
         const LayoutDecision *known = state.getFragment(access.buffer);
         if (access.isFull(rank) != full || !known)
           continue;
+        if (updated.contains(access.buffer) && hasCopies(known->layout))
+          continue;
         std::optional<Layout> indexed =
             withoutUniformDims(known->layout, access);
         if (!indexed)
           continue;
-        state.setLoop(loop,
-                      full ? toLoopOrder(*indexed, access.ivs)
-                           : expandToLoop(*indexed, access.ivs,
-                                          loop.getShape()),
-                      full ? "runs each iteration on the threads that own "
-                             "the fragment elements it indexes"
-                           : "runs each iteration on the threads that hold "
-                             "the broadcast fragment element it reads");
+        Layout layout =
+            full ? toLoopOrder(*indexed, access.ivs)
+                 : expandToLoop(*indexed, access.ivs, loop.getShape());
+        std::string reason =
+            full ? "runs each iteration on the threads that own the "
+                   "fragment elements it indexes"
+                 : "runs each iteration on the threads that hold the "
+                   "broadcast fragment element it reads";
+        if (updates && hasCopies(layout)) {
+          layout = withoutCopies(layout);
+          reason += " (on the first copy's thread only: it updates a "
+                    "reducer)";
+        }
+        state.setLoop(loop, layout, reason);
         break;
       }
     }
@@ -267,6 +316,12 @@ struct ParallelLayoutRule
     if (!decided)
       return success();
     const Layout &loopLayout = decided->layout;
+    if (updates && hasCopies(loopLayout))
+      return loop.emitOpError("updates a reducer, but its layout runs each "
+                              "iteration on ")
+             << loopLayout.getInShape().back()
+             << " threads: a loop that updates a reducer runs each iteration "
+                "once";
 
     for (const Access &access : accesses) {
       Layout needed = requiredFragment(loopLayout, access.ivs);
@@ -274,6 +329,9 @@ struct ParallelLayoutRule
           cast<FragmentType>(access.buffer.getType()).getShape();
       const LayoutDecision *have = state.getFragment(access.buffer);
       if (!have) {
+        // The loops that update a reducer decide its layout.
+        if (access.isReducer && hasUpdates(access.buffer))
+          continue;
         if (failed(state.setFragment(
                 access.buffer, withUniformDims(needed, access, shape), loop,
                 access.hasUniformDims()
@@ -289,19 +347,95 @@ struct ParallelLayoutRule
           return failure();
         continue;
       }
+      // A full access shares the loop's owners, but for reducers (whose
+      // copies hold partial values, or the total) and reads in a loop that
+      // updates a reducer (on one copy of each iteration), whose threads
+      // need only hold what they touch.
+      bool sameOwners = access.isFull(rank) && !access.isReducer &&
+                        (access.isStore || !updates);
       std::optional<Layout> indexed = withoutUniformDims(have->layout, access);
       bool ok = indexed &&
-                (access.isFull(rank)
-                     ? haveSameOwners(*indexed, needed, /*slots=*/false)
-                     : coversLoop(*indexed, loopLayout, access.ivs));
+                (sameOwners ? haveSameOwners(*indexed, needed, /*slots=*/false)
+                            : coversLoop(*indexed, loopLayout, access.ivs));
       if (!ok)
-        return state.conflict(loop,
-                              "this tile.parallel (" + decided->reason +
-                                  ") reads a fragment that",
-                              withUniformDims(needed, access, shape),
-                              access.buffer);
+        return state.conflict(
+            loop,
+            "this tile.parallel (" + decided->reason +
+                (access.isStore ? ") writes" : ") reads") + " a fragment that",
+            withUniformDims(needed, access, shape), access.buffer);
     }
     return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// tile.fragment reducer(kind): where the loops that update it run
+//===----------------------------------------------------------------------===//
+
+struct ReducerLayoutRule
+    : public LayoutInferenceOpInterface::ExternalModel<ReducerLayoutRule,
+                                                       FragmentOp> {
+  /// Once every loop that updates the reducer has its layout: the
+  /// projection of one of them onto the reducer's dims (the threads that
+  /// run the other dims' iterations hold partial values), the first that
+  /// also holds what every other decided loop touches; else every element
+  /// on every thread.
+  LogicalResult propagateLayouts(Operation *op,
+                                 LayoutInferenceState &state) const {
+    auto fragment = cast<FragmentOp>(op);
+    Value reducer = fragment.getResult();
+    if (!fragment.getReducerAttr() || state.getFragment(reducer))
+      return success();
+    SmallVector<ParallelOp> updaters = getReducerUpdateLoops(reducer);
+    if (updaters.empty() || llvm::any_of(updaters, [&](ParallelOp loop) {
+          return !state.getLoop(loop);
+        }))
+      return success();
+    // The reducer's accesses in loops with layouts.
+    SmallVector<std::pair<ParallelOp, Access>> uses;
+    llvm::SmallPtrSet<Operation *, 4> seen;
+    for (Operation *user : reducer.getUsers()) {
+      auto loop = user->getParentOfType<ParallelOp>();
+      if (!isa<LoadOp, StoreOp>(user) || !loop || !state.getLoop(loop) ||
+          !seen.insert(loop).second)
+        continue;
+      for (Access &access : collectAccesses(loop))
+        if (access.buffer == reducer)
+          uses.push_back({loop, std::move(access)});
+    }
+    auto holdsAll = [&](const Layout &candidate) {
+      return llvm::all_of(uses, [&](const auto &use) {
+        std::optional<Layout> indexed =
+            withoutUniformDims(candidate, use.second);
+        return indexed && coversLoop(*indexed, state.getLoop(use.first)->layout,
+                                     use.second.ivs);
+      });
+    };
+    ArrayRef<int64_t> shape = fragment.getType().getShape();
+    for (const auto &[loop, access] : uses) {
+      if (!access.isStore)
+        continue;
+      Layout candidate = withUniformDims(
+          requiredFragment(state.getLoop(loop)->layout, access.ivs), access,
+          shape);
+      if (holdsAll(candidate))
+        return state.setFragment(
+            reducer, candidate, loop,
+            "updated in this tile.parallel: the loop layout on the "
+            "induction variables that index it, the threads that run the "
+            "other iterations holding partial values",
+            /*exact=*/false);
+    }
+    SmallVector<unsigned> dims(shape.size());
+    std::iota(dims.begin(), dims.end(), 0);
+    Layout everywhere = insertSlotDims(
+        makeFragment({}, {LayoutFactor{state.getThreads(), kThreadAxis, 1}}),
+        dims, shape);
+    return state.setFragment(
+        reducer, everywhere, updaters.front(),
+        "every element on every thread: the tile.parallel loops that update "
+        "or read it run an element's iterations on different threads",
+        /*exact=*/false);
   }
 };
 
@@ -333,7 +467,8 @@ struct ReduceLayoutRule
 // tile.copy between fragments, tile.cumsum: the same layout on both sides
 //===----------------------------------------------------------------------===//
 
-/// Gives the undecided one of two fragments the other's layout.
+/// Gives the undecided one of two fragments the other's layout (but a
+/// reducer's, which the loops that update it decide).
 LogicalResult propagateEqual(LayoutInferenceState &state, Value a, Value b,
                              Operation *op) {
   if (!isa<FragmentType>(a.getType()) || !isa<FragmentType>(b.getType()))
@@ -343,9 +478,9 @@ LogicalResult propagateEqual(LayoutInferenceState &state, Value a, Value b,
   std::string reason = "copied to or from a fragment with this layout by "
                        "this '" +
                        op->getName().getStringRef().str() + "'";
-  if (knownA && !knownB)
+  if (knownA && !knownB && !hasUpdates(b))
     return state.setFragment(b, knownA->layout, op, reason, false);
-  if (knownB && !knownA)
+  if (knownB && !knownA && !hasUpdates(a))
     return state.setFragment(a, knownB->layout, op, reason, false);
   return success();
 }
@@ -366,6 +501,7 @@ void mlir::tile::registerLayoutInferenceModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, TileDialect *) {
     GemmOp::attachInterface<GemmLayoutRule>(*context);
     ParallelOp::attachInterface<ParallelLayoutRule>(*context);
+    FragmentOp::attachInterface<ReducerLayoutRule>(*context);
     ReduceOp::attachInterface<ReduceLayoutRule>(*context);
     CopyOp::attachInterface<SameLayoutRule<CopyOp>>(*context);
     CumSumOp::attachInterface<SameLayoutRule<CumSumOp>>(*context);

@@ -43,12 +43,23 @@ namespace mlir::tile {
 inline constexpr unsigned kUniformDim = ~0u;
 SmallVector<unsigned> getFragmentAccessDims(ParallelOp parallel,
                                             ValueRange indices);
-/// Calls `callback` with the buffer and getFragmentAccessDims of each
-/// fragment element access (tile.load / tile.store) whose nearest
+/// Calls `callback` with the op, the buffer and getFragmentAccessDims of
+/// each fragment element access (tile.load / tile.store) whose nearest
 /// tile.parallel is `parallel`.
 void forEachFragmentAccess(
     ParallelOp parallel,
-    function_ref<void(Value buffer, ArrayRef<unsigned> dims)> callback);
+    function_ref<void(Operation *access, Value buffer, ArrayRef<unsigned> dims)>
+        callback);
+
+/// The kind of a reducer (a fragment allocated by `tile.fragment
+/// reducer(kind)`); std::nullopt for any other value.
+std::optional<ReduceKind> getReducerKind(Value buffer);
+/// For an update of a reducer element (a tile.store of `kind(tile.load of
+/// the same element, x)`, see StoreOp): the load of the element; null when
+/// `store` is not one.
+LoadOp getReducerUpdateLoad(StoreOp store);
+/// The tile.parallel loops whose bodies update `reducer`, in program order.
+SmallVector<ParallelOp> getReducerUpdateLoops(Value reducer);
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_H

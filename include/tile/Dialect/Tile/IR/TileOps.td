@@ -118,22 +118,41 @@ def Tile_AllocSharedOp : Tile_Op<"alloc_shared", [Tile_BlockLevel,
 
 def Tile_FragmentOp : Tile_Op<"fragment", [Tile_BlockLevel,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
-  let summary = "allocate a register fragment (TileLang's T.alloc_fragment)";
+  let summary = "allocate a register fragment (TileLang's T.alloc_fragment, T.alloc_reducer)";
   let description = [{
     Allocates a register tile spread over the block's threads. Its elements
     are undefined until written. The optional `layout` attribute says which
     thread and register slot holds each element; layout inference fills it
     in when absent.
 
+    With `reducer(kind)` (`sum`, `max` or `min`; TileLang's
+    `T.alloc_reducer`) the fragment is a reducer: each thread that holds a
+    copy of an element accumulates into its copy privately, and
+    `tile.finalize_reducer` combines the copies. Its elements start at the
+    kind's identity (0, -inf, +inf; the integer type's minimum and
+    maximum), each time the allocation runs. It is written only by
+    `tile.fill` (a starting value, combined once into each element), by
+    updates in `tile.parallel` bodies (`tile.store` of `kind(tile.load of
+    the same element, x)`, at any subset of the loop's induction variables)
+    and by `tile.finalize_reducer`; it is read after that finalize, where
+    every copy holds the element's total. Layout inference gives it the
+    layout of the loops that update it: the threads that run a loop's
+    iterations along the dims the reducer lacks hold partial values.
+
     ```mlir
     %acc = tile.fragment : !tile.fragment<128x128xf32>
     %c = tile.fragment layout(#tile.fragment<[[2:s2, 8:t4], [4:t1, 2:s1]]>) : !tile.fragment<16x8xf32>
+    %rowsum = tile.fragment reducer(sum) : !tile.fragment<128xf32>
     ```
   }];
-  let arguments = (ins OptionalAttr<Tile_LayoutAttrInterface>:$layout);
+  let arguments = (ins OptionalAttr<Tile_LayoutAttrInterface>:$layout,
+                       OptionalAttr<Tile_ReduceKindAttr>:$reducer);
   let results = (outs Res<Tile_FragmentType, "",
                           [MemAlloc<DefaultResource>]>:$result);
-  let assemblyFormat = "(`layout` `(` $layout^ `)`)? attr-dict `:` qualified(type($result))";
+  let assemblyFormat = [{
+    `` custom<Reducer>($reducer) (`layout` `(` $layout^ `)`)? attr-dict
+    `:` qualified(type($result))
+  }];
   let hasVerifier = 1;
 }
 
@@ -308,6 +327,38 @@ def Tile_CumSumOp : Tile_Op<"cumsum", [Tile_BlockLevel]> {
     `:` type($source) `,` type($dest)
   }];
   let hasVerifier = 1;
+}
+
+def Tile_FinalizeReducerOp : Tile_Op<"finalize_reducer", [Tile_BlockLevel]> {
+  let summary = "combine a reducer's partial values (TileLang's T.finalize_reducer)";
+  let description = [{
+    Combines, for each element of a reducer (a `tile.fragment` with
+    `reducer(kind)`), the partial values its copies accumulated, with the
+    reducer's kind, and leaves the total in every copy: in registers where
+    one thread holds several copies, by shuffles within a warp, through
+    shared scratch across warps. Afterwards the reducer reads as an
+    ordinary fragment. A reducer is finalized once per reduction: another
+    reduction into it starts with a `tile.fill`.
+
+    ```mlir
+    %r = tile.fragment reducer(sum) : !tile.fragment<64xf32>
+    tile.parallel (%i, %j) in (64, 128) {
+      %x = tile.load %s[%i, %j] : !tile.fragment<64x128xf32>
+      %old = tile.load %r[%i] : !tile.fragment<64xf32>
+      %new = arith.addf %old, %x : f32
+      tile.store %new, %r[%i] : !tile.fragment<64xf32>
+    }
+    tile.finalize_reducer %r : !tile.fragment<64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_FragmentType, "reducer",
+                           [MemRead, MemWrite]>:$reducer);
+  let assemblyFormat = "$reducer attr-dict `:` qualified(type($reducer))";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The reducer's kind (from its allocation).
+    ::mlir::tile::ReduceKind getKind();
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -488,7 +539,8 @@ def Tile_LoadOp : Tile_Op<"load", [
     A fragment must be indexed by distinct induction variables of the
     enclosing `tile.parallel` (a subset broadcasts, as `rowmax[%i]` in an
     `(%i, %j)` loop). A global read outside the tensor gives `pad`
-    (default 0).
+    (default 0). A reducer is read after its `tile.finalize_reducer`; in a
+    loop that updates it, only by an update (see `tile.store`).
 
     ```mlir
     %x = tile.load %acc[%i, %j] : !tile.fragment<64x64xf32>
@@ -513,8 +565,19 @@ def Tile_StoreOp : Tile_Op<"store", [
     iterations write distinct elements. A global write outside the tensor
     is dropped.
 
+    A store to a reducer is an update: its value is the reducer's kind
+    applied to a `tile.load` of the same element (used only there) and a
+    contribution (`arith.addf`/`addi` for `sum`, `arith.maximumf`/`maxnumf`/
+    `maxsi` for `max`, `arith.minimumf`/`minnumf`/`minsi` for `min`; the
+    load and the result may go through a conversion of width), and its
+    indices may be any subset of the induction variables, or uniform:
+    iterations that differ in the others accumulate into one element.
+
     ```mlir
     tile.store %y, %acc[%i, %j] : !tile.fragment<64x64xf32>
+    %old = tile.load %rowmax[%i] : !tile.fragment<64xf32>
+    %new = arith.maximumf %old, %y : f32
+    tile.store %new, %rowmax[%i] : !tile.fragment<64xf32>
     ```
   }];
   let arguments = (ins AnyType:$value,
