@@ -163,6 +163,13 @@ LogicalResult buildVectorIterations(const KernelContext &k, OpBuilder &b,
                                     ParallelOp op, const Layout &loop,
                                     const ParallelVectors &plan);
 
+/// The slot offset of the uniformly indexed dims of a fragment access in a
+/// tile.parallel body (kUniformDim in `dims`): their indices' slot digits
+/// in the fragment's layout; null when there are none.
+Value uniformSlotOffset(OpBuilder &b, Location loc,
+                        const FragmentStorage &fragment, ValueRange indices,
+                        ArrayRef<unsigned> dims);
+
 /// Lowers a tile.parallel: its body once per slot of the loop layout a
 /// thread holds, with element accesses turned into slot and memory
 /// accesses (tile.parallel's lowering model, attachCopyLowerings).

@@ -25,12 +25,9 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-/// The slot offset of the uniformly indexed dims of an element access
-/// (kUniformDim in `dims`): their indices' slot digits in the fragment's
-/// layout; null when there are none.
-static Value uniformSlotOffset(OpBuilder &b, Location loc,
-                               const FragmentStorage &fragment,
-                               ValueRange indices, ArrayRef<unsigned> dims) {
+Value mlir::tile::gpu_lowering::uniformSlotOffset(
+    OpBuilder &b, Location loc, const FragmentStorage &fragment,
+    ValueRange indices, ArrayRef<unsigned> dims) {
   if (!llvm::is_contained(dims, kUniformDim))
     return Value();
   SmallVector<Value> index;

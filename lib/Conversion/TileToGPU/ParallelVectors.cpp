@@ -407,18 +407,6 @@ Value RunBuilder::laneZero(Value v) {
   return result;
 }
 
-/// The uniform slot offset of a fragment access (see Parallel.cpp).
-static Value uniformOffset(OpBuilder &b, Location loc,
-                           const FragmentStorage &fragment, ValueRange indices,
-                           ArrayRef<unsigned> dims) {
-  if (!llvm::is_contained(dims, kUniformDim))
-    return Value();
-  SmallVector<Value> index;
-  for (auto [d, value] : llvm::zip(dims, indices))
-    index.push_back(d == kUniformDim ? value : constantIndex(b, loc, 0));
-  return applyLayout(b, loc, fragment.layout, index, kSlotAxis);
-}
-
 LogicalResult RunBuilder::buildLoad(LoadOp load) {
   Value buffer = load.getBuffer();
   SmallVector<Value> indices;
@@ -471,7 +459,7 @@ LogicalResult RunBuilder::buildLoad(LoadOp load) {
       if (failed(from))
         return failure();
       elements.push_back(fragment->load(
-          b, loc, *from, uniformOffset(b, loc, *fragment, index, dims)));
+          b, loc, *from, uniformSlotOffset(b, loc, *fragment, index, dims)));
       continue;
     }
     Side side = memorySide(buffer);
@@ -521,7 +509,7 @@ LogicalResult RunBuilder::buildStore(StoreOp store) {
       if (failed(to))
         return failure();
       fragment->store(b, loc, *to, value,
-                      uniformOffset(b, loc, *fragment, index, dims));
+                      uniformSlotOffset(b, loc, *fragment, index, dims));
       continue;
     }
     Side side = memorySide(buffer);
