@@ -23,6 +23,7 @@ void mlir::tile::buildTileToCPUPipeline(
   target.chip = "host";
   pm.addPass(createTileAttachTarget(target));
   pm.addPass(createTileSpecializeKernels());
+  pm.addPass(createTileInsertBarriers());
   ConvertTileToCPUOptions cpu;
   cpu.openmp = options.openmp;
   pm.addPass(createConvertTileToCPU(cpu));

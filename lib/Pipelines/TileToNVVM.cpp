@@ -98,6 +98,7 @@ void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
   tileTarget.features.assign(instructions.begin(), instructions.end());
   pm.addPass(createTileAttachTarget(tileTarget));
   pm.addPass(createTileSpecializeKernels());
+  pm.addPass(createTileInsertBarriers());
   pm.addPass(createTileWidenKernels());
   pm.addPass(createTileInferLayouts());
   ConvertTileToGPUOptions lowering;

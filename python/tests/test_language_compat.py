@@ -474,21 +474,6 @@ def test_atomics(rng):
     np.testing.assert_array_equal(tiles, xp.reshape(3, 4, n).max(0))
 
 
-def test_atomic_memory_orders_are_checked():
-    def kernel(order):
-        @T.prim_func
-        def k(C: T.Tensor((1,), T.int32)):
-            with T.Kernel(1) as _:
-                for i in T.Parallel(1):
-                    T.atomic_add(C[0], 1, memory_order=order)
-        return k
-
-    with raises_at("memory_order='release' is not supported: tile's atomics are relaxed"):
-        kernel("release")
-    with raises_at("unknown memory_order 'weak'"):
-        kernel("weak")
-
-
 # -- copies of regions, fills ----------------------------------------------------------
 
 
@@ -774,17 +759,6 @@ def test_device_assert_known_false_while_tracing():
         def k(X: T.Tensor((8,), T.float32)):
             with T.Kernel(1) as _:
                 T.device_assert(1 > 2, "never")
-
-
-@pytest.mark.parametrize("call,missing", [
-    (lambda: T.get_thread_binding(0), "T.get_thread_binding is not supported"),
-])
-def test_missing_dialect_pieces_are_located_errors(call, missing):
-    with raises_at(missing):
-        @T.prim_func
-        def k(X: T.Tensor((8,), T.float32)):
-            with T.Kernel(1) as _:
-                call()
 
 
 # -- JIT conventions -----------------------------------------------------------------------

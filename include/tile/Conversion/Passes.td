@@ -31,6 +31,15 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
     `omp.parallel` of `tileCpuThreadCount()` threads (a function the module
     declares and the JIT provides), each thread with its own buffers;
     otherwise an `scf.for` runs the blocks in order.
+
+    A kernel that reads thread indices (`tile.thread_id`) needs `openmp`:
+    an `scf.for` runs its blocks in order, each block's threads an
+    `omp.parallel` team of the kernel's thread count. Its code outside tile
+    ops runs in every thread of the team (a thread index is
+    `omp_get_thread_num()`; lanes and warps count 32-wide warps), each tile
+    op (and each print of a buffer by one thread) in an `omp.masked` region
+    between two `omp.barrier`s, and `tile.barrier` is an `omp.barrier`. In
+    other kernels `tile.barrier` has nothing to order and is dropped.
   }];
   let options = [
     Option<"openmp", "openmp", "bool", /*default=*/"false",

@@ -14,6 +14,11 @@
 // thread prints on the GPU. A reducer is one buffer whose updates run in
 // order: its finalize has nothing to combine.
 //
+// A kernel that reads thread indices runs each block's threads as an
+// OpenMP team (the blocks one after another): its code outside tile ops in
+// every thread, its tile ops in the team's first thread between barriers,
+// tile.barrier as the team's barrier.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tile/Conversion/Passes.h"
@@ -34,6 +39,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <functional>
 #include <memory>
 
 namespace mlir::tile {
@@ -66,6 +72,9 @@ TileToCPUTypeConverter::TileToCPUTypeConverter() {
 //===----------------------------------------------------------------------===//
 
 namespace {
+
+/// The warp size thread indices count lanes and warps in (NVIDIA's).
+constexpr int64_t kCpuWarpSize = 32;
 
 Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
@@ -115,6 +124,8 @@ Type elementTypeOf(Value v) {
 struct PrintSite {
   SmallVector<Value, 3> blockIds;
   int64_t threads;
+  /// In a kernel whose threads run as a team: the printing thread's index.
+  Value thread;
   /// In a tile.parallel body: printed by the iteration's thread (0 here,
   /// where no layout places iterations on threads).
   bool inParallel = false;
@@ -172,13 +183,53 @@ struct KernelLowering : OpConversionPattern<KernelOp> {
                               rewriter.getInsertionPoint());
     };
 
+    bool threaded = readsThreadIds(op);
+    if (threaded && !openmp)
+      return op.emitOpError("reads thread indices, whose threads the CPU "
+                            "target runs as an OpenMP team: this build "
+                            "found no OpenMP runtime");
     Value linear;
     Operation *bodyEnd;
+    if (threaded) {
+      // scf.for over blocks { omp.parallel num_threads(threads) { body } }
+      hoistBuffers();
+      Value c0 = constantIndex(rewriter, loc, 0);
+      Value c1 = constantIndex(rewriter, loc, 1);
+      auto loop = scf::ForOp::create(rewriter, loc, c0, blocks, c1);
+      rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+      linear = loop.getInductionVar();
+      omp::ParallelOperands parallelClauses;
+      parallelClauses.numThreads = arith::ConstantIntOp::create(
+          rewriter, loc, static_cast<int64_t>(op.getThreads()), 32);
+      auto parallel = omp::ParallelOp::create(rewriter, loc, parallelClauses);
+      rewriter.createBlock(&parallel.getRegion());
+      bodyEnd = omp::TerminatorOp::create(rewriter, loc);
+      rewriter.setInsertionPoint(bodyEnd);
+      Value thread = arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getIndexType(),
+          func::CallOp::create(
+              rewriter, loc,
+              getRuntimeFunction(op, rewriter, "omp_get_thread_num"),
+              ValueRange())
+              .getResult(0));
+      lowerThreadOps(op, thread, rewriter);
+      rewriter.setInsertionPoint(bodyEnd);
+      SmallVector<Value> ids =
+          getBlockIdsOfLinear(rewriter, loc, linear, grid, op.getRasterAttr());
+      recordPrintSites(rewriter, loc, op, linear, grid, ids, thread);
+      rewriter.inlineBlockBefore(&op.getBody().front(), bodyEnd, ids);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // Without thread indices every thread of a block runs the same code:
+    // a barrier has nothing to order.
+    op.getBody().walk([&](BarrierOp barrier) { rewriter.eraseOp(barrier); });
     if (openmp) {
       // omp.parallel num_threads(tileCpuThreadCount()) {
       //   buffers; omp.wsloop schedule(dynamic, 1) { loop_nest over blocks }
       // }
-      func::FuncOp threadCount = getThreadCountFunction(op, rewriter);
+      func::FuncOp threadCount =
+          getRuntimeFunction(op, rewriter, runtime::kCpuThreadCountSymbol);
       Value threads =
           func::CallOp::create(rewriter, loc, threadCount, ValueRange())
               .getResult(0);
@@ -230,11 +281,77 @@ struct KernelLowering : OpConversionPattern<KernelOp> {
   }
 
 private:
-  /// `func.func private @tileCpuThreadCount() -> i32`, declared once.
-  static func::FuncOp getThreadCountFunction(Operation *op,
-                                             RewriterBase &rewriter) {
+  /// Whether `kernel`'s threads differ: it reads a thread index.
+  static bool readsThreadIds(KernelOp kernel) {
+    return kernel.walk([](ThreadIdOp) { return WalkResult::interrupt(); })
+        .wasInterrupted();
+  }
+
+  /// In a kernel run by a team of threads, `thread` the running one's
+  /// index: thread indices from it, barriers as the team's, and each tile
+  /// op (and each print of a buffer, by one thread) run by the team's
+  /// first thread while the others wait.
+  static void lowerThreadOps(KernelOp kernel, Value thread,
+                             ConversionPatternRewriter &rewriter) {
+    SmallVector<Operation *> threadOps, collectives;
+    std::function<void(Block &)> visit = [&](Block &block) {
+      for (Operation &op : block) {
+        if (isa<ThreadIdOp, BarrierOp>(op)) {
+          threadOps.push_back(&op);
+          continue;
+        }
+        auto print = dyn_cast<PrintOp>(op);
+        bool collective = (op.hasTrait<BlockLevel>() &&
+                           !isa<AllocSharedOp, FragmentOp, PipelinedOp>(op)) ||
+                          (print && print.isPrintedByOneThread());
+        if (collective) {
+          collectives.push_back(&op);
+          continue;
+        }
+        for (Region &region : op.getRegions())
+          for (Block &nested : region)
+            visit(nested);
+      }
+    };
+    visit(kernel.getBody().front());
+    for (Operation *op : threadOps) {
+      rewriter.setInsertionPoint(op);
+      Location loc = op->getLoc();
+      if (isa<BarrierOp>(op)) {
+        rewriter.replaceOpWithNewOp<omp::BarrierOp>(op);
+        continue;
+      }
+      Value index = thread;
+      Value warp = constantIndex(rewriter, loc, kCpuWarpSize);
+      switch (cast<ThreadIdOp>(op).getUnit()) {
+      case ThreadUnit::Thread:
+        break;
+      case ThreadUnit::Lane:
+        index = arith::RemUIOp::create(rewriter, loc, index, warp);
+        break;
+      case ThreadUnit::Warp:
+        index = arith::DivUIOp::create(rewriter, loc, index, warp);
+        break;
+      }
+      rewriter.replaceOp(op, index);
+    }
+    for (Operation *op : collectives) {
+      Location loc = op->getLoc();
+      rewriter.setInsertionPoint(op);
+      omp::BarrierOp::create(rewriter, loc);
+      auto masked = omp::MaskedOp::create(rewriter, loc, Value());
+      rewriter.createBlock(&masked.getRegion());
+      Operation *end = omp::TerminatorOp::create(rewriter, loc);
+      rewriter.moveOpBefore(op, end);
+      rewriter.setInsertionPointAfter(masked);
+      omp::BarrierOp::create(rewriter, loc);
+    }
+  }
+
+  /// `func.func private @name() -> i32`, declared once.
+  static func::FuncOp getRuntimeFunction(Operation *op, RewriterBase &rewriter,
+                                         StringRef name) {
     auto module = op->getParentOfType<ModuleOp>();
-    StringRef name = runtime::kCpuThreadCountSymbol;
     if (auto existing = module.lookupSymbol<func::FuncOp>(name))
       return existing;
     OpBuilder::InsertionGuard guard(rewriter);
@@ -249,7 +366,8 @@ private:
   /// The block's place in the launched grid for the kernel's prints: its
   /// ids before rasterization, padded with zeros to three.
   void recordPrintSites(OpBuilder &b, Location loc, KernelOp op, Value linear,
-                        ArrayRef<Value> grid, ArrayRef<Value> ids) const {
+                        ArrayRef<Value> grid, ArrayRef<Value> ids,
+                        Value thread = Value()) const {
     SmallVector<PrintOp> prints;
     op.getBody().walk([&](PrintOp print) { prints.push_back(print); });
     if (prints.empty())
@@ -262,6 +380,7 @@ private:
     while (site.blockIds.size() < 3)
       site.blockIds.push_back(constantIndex(b, loc, 0));
     site.threads = static_cast<int64_t>(op.getThreads());
+    site.thread = thread;
     for (PrintOp print : prints) {
       site.inParallel = print.getParallel() != nullptr;
       (*printSites)[print] = site;
@@ -673,6 +792,13 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
     } else if (op.isPrintedByOneThread()) {
       origin.thread = constantIndex(rewriter, loc, op.getPrintingThread());
       printElements(rewriter);
+    } else if (site.thread) {
+      // Each thread of the team prints its own line.
+      origin.thread = site.thread;
+      if (printed == Printed::Local)
+        printElements(rewriter);
+      else
+        buildPrintLine(rewriter, loc, op, origin, Value(), buffer, emitPrintf);
     } else {
       // The block's threads one after another, each with its line (or its
       // copy of a thread-local buffer, the same on the host).
@@ -694,6 +820,18 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
 
 private:
   std::shared_ptr<PrintSites> printSites;
+};
+
+/// A fence orders memory for the whole process (the system's scope).
+struct FenceLowering : OpConversionPattern<FenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FenceOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    replaceFence(rewriter, op, /*syncScope=*/"");
+    return success();
+  }
 };
 
 /// Any other op that mentions a shared-memory type (memref.subview or
@@ -746,10 +884,10 @@ void mlir::tile::populateTileToCPUConversionPatterns(
   auto printSites = std::make_shared<PrintSites>();
   patterns.add<KernelLowering>(converter, context, openmp, printSites);
   patterns.add<PrintLowering>(converter, context, printSites);
-  patterns
-      .add<PipelinedLowering, ParallelLowering, AllocLowering<AllocSharedOp>,
-           AllocLowering<FragmentOp>, CopyLowering, AtomicAddLowering,
-           FillLowering, FinalizeReducerLowering, GemmLowering, ReduceLowering,
-           CumSumLowering, LoadLowering, StoreLowering, RetypeLowering>(
-          converter, context);
+  patterns.add<
+      PipelinedLowering, ParallelLowering, AllocLowering<AllocSharedOp>,
+      AllocLowering<FragmentOp>, CopyLowering, AtomicAddLowering, FillLowering,
+      FinalizeReducerLowering, GemmLowering, ReduceLowering, CumSumLowering,
+      FenceLowering, LoadLowering, StoreLowering, RetypeLowering>(converter,
+                                                                  context);
 }

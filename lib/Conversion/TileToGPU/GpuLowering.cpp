@@ -24,5 +24,6 @@ void mlir::tile::registerGpuLoweringModels(DialectRegistry &registry) {
     attachReductionLowerings(context);
     attachPipelinedLowering(context);
     attachPrintLowering(context);
+    attachThreadLowerings(context);
   });
 }

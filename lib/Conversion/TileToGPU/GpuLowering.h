@@ -74,12 +74,14 @@ struct LowerWithScratch
 /// TileToGPU.h): tile.copy, tile.fill, tile.atomic_add and
 /// tile.parallel (Copies.cpp); tile.gemm (Gemm.cpp); tile.reduce,
 /// tile.cumsum and tile.finalize_reducer (Reductions.cpp); tile.pipelined
-/// (Pipelining.cpp); tile.print (Print.cpp).
+/// (Pipelining.cpp); tile.print (Print.cpp); tile.thread_id and
+/// tile.barrier (Threads.cpp).
 void attachCopyLowerings(MLIRContext *context);
 void attachGemmLowering(MLIRContext *context);
 void attachReductionLowerings(MLIRContext *context);
 void attachPipelinedLowering(MLIRContext *context);
 void attachPrintLowering(MLIRContext *context);
+void attachThreadLowerings(MLIRContext *context);
 
 /// Lowers a tile.print (Print.cpp); also a print in a tile.parallel body,
 /// once its iteration is on a thread (Parallel.cpp).

@@ -159,6 +159,51 @@ LogicalResult KernelContext::lowerBlock(Block &block,
   return status;
 }
 
+/// Rewrites a thread's own element access of a shared buffer (a
+/// memref.load, memref.store or memref.atomic_rmw written between thread
+/// indices, outside tile ops) to the buffer's storage at the element's
+/// place in its layout. Other ops get the shared buffer only as tile ops'
+/// operands. Returns true when `op` was such an access.
+static FailureOr<bool> lowerSharedAccess(const KernelContext &k, Operation &op,
+                                         PatternRewriter &rewriter) {
+  auto rewrite = [&](Value memref, ValueRange indices,
+                     auto build) -> FailureOr<bool> {
+    const SharedStorage *shared = k.getShared(memref);
+    if (!shared)
+      return false;
+    rewriter.setInsertionPoint(&op);
+    Value offset = k.sharedOffset(rewriter, op.getLoc(), *shared, indices);
+    build(shared->memory, offset);
+    return true;
+  };
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return rewrite(load.getMemref(), load.getIndices(),
+                   [&](Value memory, Value offset) {
+                     rewriter.replaceOpWithNewOp<memref::LoadOp>(
+                         load, memory, ValueRange{offset});
+                   });
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return rewrite(store.getMemref(), store.getIndices(),
+                   [&](Value memory, Value offset) {
+                     rewriter.replaceOpWithNewOp<memref::StoreOp>(
+                         store, store.getValue(), memory, ValueRange{offset});
+                   });
+  if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op))
+    return rewrite(atomic.getMemref(), atomic.getIndices(),
+                   [&](Value memory, Value offset) {
+                     rewriter.replaceOpWithNewOp<memref::AtomicRMWOp>(
+                         atomic, atomic.getKind(), atomic.getValue(), memory,
+                         ValueRange{offset});
+                   });
+  for (Value operand : op.getOperands())
+    if (k.getShared(operand))
+      return op.emitOpError(
+          "uses a shared buffer outside tile ops: between thread indices a "
+          "shared buffer is read and written by memref.load, memref.store "
+          "and memref.atomic_rmw");
+  return false;
+}
+
 LogicalResult KernelContext::lowerBlock(Block &block,
                                         PatternRewriter &rewriter) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
@@ -182,6 +227,11 @@ LogicalResult KernelContext::lowerBlock(Block &block,
     }
     if (isa<TileDialect>(op.getDialect()))
       return op.emitOpError("cannot be lowered to the GPU");
+    FailureOr<bool> access = lowerSharedAccess(*this, op, rewriter);
+    if (failed(access))
+      return failure();
+    if (*access)
+      continue;
     // Other ops stay; tile ops inside their regions are lowered in place.
     for (Region &region : op.getRegions())
       for (Block &nested : region)

@@ -61,6 +61,10 @@ public:
   /// point, where the target's scheduler would otherwise trade latency
   /// hiding for registers (AMD); nothing elsewhere.
   virtual void schedulingFence(OpBuilder &b, Location loc) const = 0;
+
+  /// The LLVM synchronization scope of the whole device (every thread of a
+  /// launch), tile.fence's scope.
+  virtual StringRef getDeviceSyncScope() const = 0;
 };
 
 /// The implementations (Targets/NVVMCodegen.cpp, Targets/ROCDLCodegen.cpp).

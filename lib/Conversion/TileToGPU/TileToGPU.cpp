@@ -268,6 +268,7 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     if (failed(plan))
       return failure();
     KernelContext context(*plan);
+    lowerFences(rewriter, kernel, context.codegen.getDeviceSyncScope());
 
     Location loc = kernel.getLoc();
     rewriter.setInsertionPoint(kernel);

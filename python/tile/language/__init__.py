@@ -21,14 +21,16 @@ from .ops import (GemmWarpPolicy, Kernel, Layout, Parallel, Persistent,  # noqa:
                   device_assert, erf, exp, exp2, fill, finalize_reducer, floor, gemm,
                   get_block_binding, get_block_bindings, get_block_extent,
                   get_block_extents, get_lane_idx, get_thread_binding,
-                  get_thread_bindings, get_thread_extent, get_warp_idx,
+                  get_thread_bindings, get_thread_extent, get_warp_group_idx,
+                  get_warp_idx, get_warp_idx_sync,
                   if_then_else, im2col, infinity, log, log2, log10,
                   make_padded_layout, make_swizzled_layout, max, min, pow, print,
                   reduce, reduce_absmax, reduce_abssum, reduce_max, reduce_min,
-                  reduce_sum, reducer_init, reducer_update, reshape, rsqrt, serial, sin, sqrt, tan, tanh, unroll,
+                  reduce_sum, reducer_init, reducer_update, reshape, rsqrt, serial, sin, sqrt,
+                  sync_threads, tan, tanh, unroll,
                   use_swizzle, vectorized, view)
-from .atomic import (atomic_add, atomic_addx2, atomic_addx4, atomic_max,  # noqa: F401
-                     atomic_min)
+from .atomic import (atomic_add, atomic_addx2, atomic_addx4, atomic_load,  # noqa: F401
+                     atomic_max, atomic_min, atomic_or, atomic_store)
 from .tir import (Cast, Select, bitwise_and, bitwise_not, bitwise_or,  # noqa: F401
                   bitwise_xor, clamp, exp10, floordiv, floormod, index_to_coordinates,
                   isfinite, isinf, isnan, likely, max_value, min_value, nearbyint,

@@ -1,30 +1,48 @@
 """Atomics: T.atomic_add / atomic_max / atomic_min of one value into one
 element (``memref.atomic_rmw``) or of a tile into a region of a global
-tensor (``tile.atomic_add``, or a T.Parallel of element atomics), and the
-vectorized T.atomic_addx2 / atomic_addx4."""
+tensor (``tile.atomic_add``, or a T.Parallel of element atomics), the
+vectorized T.atomic_addx2 / atomic_addx4, T.atomic_load / atomic_store /
+atomic_or of one element, and their memory orders (``tile.fence``)."""
 
 from __future__ import annotations
 
 from .builder import current_builder, error
 from .buffers import Buffer, BufferRegion, ElementRef, index_operands
-from .values import binary, convert
+from .values import binary, constant, convert
 
-# TileLang's memory orders. tile's atomics promise atomicity only (on the
-# GPU they are relaxed); the orders that also order other memory accesses
-# need an ordering attribute the dialect does not have yet.
+# TileLang's memory orders. tile's atomics are relaxed (atomic, ordered with
+# nothing else); an order adds device-scope fences around one (tile.fence):
+# a release fence before it, an acquire fence after it (consume is read as
+# acquire), both for acq_rel, and seq_cst fences on both sides for seq_cst.
 MEMORY_ORDERS = ("relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst")
+_FENCE_BEFORE = {"release": "release", "acq_rel": "release", "seq_cst": "seq_cst"}
+_FENCE_AFTER = {"consume": "acquire", "acquire": "acquire", "acq_rel": "acquire",
+                "seq_cst": "seq_cst"}
+_LOAD_ORDERS = ("relaxed", "consume", "acquire", "seq_cst")
+_STORE_ORDERS = ("relaxed", "release", "seq_cst")
 
 
-def _check_order(memory_order, what):
+def _check_order(memory_order, what, allowed=MEMORY_ORDERS):
     if memory_order is None:
         return
-    if memory_order not in MEMORY_ORDERS:
-        raise error(f"{what}: unknown memory_order {memory_order!r} (one of "
-                    f"{', '.join(MEMORY_ORDERS)})")
-    if memory_order != "relaxed":
-        raise error(f"{what}: memory_order={memory_order!r} is not supported: tile's "
-                    "atomics are relaxed (atomic, but not ordered with other memory "
-                    "accesses); use memory_order='relaxed' or None")
+    if memory_order not in allowed:
+        known = "unknown" if memory_order not in MEMORY_ORDERS else "unsupported"
+        raise error(f"{what}: {known} memory_order {memory_order!r} (one of "
+                    f"{', '.join(allowed)})")
+
+
+def _fence(order, what):
+    current_builder(what).emit(f"tile.fence {order}", result=False)
+
+
+def _ordered(memory_order, what, emit):
+    """`emit()` (a relaxed atomic) with the fences that give it `memory_order`."""
+    if memory_order in _FENCE_BEFORE:
+        _fence(_FENCE_BEFORE[memory_order], what)
+    result = emit()
+    if memory_order in _FENCE_AFTER:
+        _fence(_FENCE_AFTER[memory_order], what)
+    return result
 
 
 def _rmw_kind(op, d, what):
@@ -37,9 +55,10 @@ def _rmw_kind(op, d, what):
             "min": "minu" if unsigned else "mins"}[op]
 
 
-def _element(op, ref, value, what):
-    """One atomic read-modify-write of ``ref`` (an element); returns the
-    previous value."""
+def _element(op, ref, value, what, kind=None):
+    """One atomic read-modify-write of ``ref`` (an element), of `kind` (a
+    memref.atomic_rmw kind) or else the kind of `op`; returns the previous
+    value."""
     b = current_builder(what)
     buf = ref.buffer
     if buf.kind == "fragment":
@@ -53,7 +72,7 @@ def _element(op, ref, value, what):
     buf._check_visible()
     v = convert(value, buf.dtype)
     idx = ", ".join(index_operands(ref.indices))
-    kind = _rmw_kind(op, buf.dtype, what)
+    kind = kind or _rmw_kind(op, buf.dtype, what)
     prev, _ = b.emit(f"{{result}} = memref.atomic_rmw {kind} {v.name}, {buf.value.name}"
                      f"[{idx}] : ({buf.dtype.ir}, {buf.type_text()}) -> {buf.dtype.ir}",
                      buf.dtype)
@@ -98,19 +117,22 @@ def atomic_add(dst, value, memory_order=None, return_prev=False, use_tma=False):
     ``return_prev=True``), or `dst` a region / element origin of a global
     tensor and `value` a tile."""
     _check_order(memory_order, "T.atomic_add")
-    return _atomic("add", dst, value, return_prev, "T.atomic_add")
+    return _ordered(memory_order, "T.atomic_add",
+                    lambda: _atomic("add", dst, value, return_prev, "T.atomic_add"))
 
 
 def atomic_max(dst, value, memory_order=None, return_prev=False):
     """``T.atomic_max(dst, value)``: ``dst = max(dst, value)`` atomically."""
     _check_order(memory_order, "T.atomic_max")
-    return _atomic("max", dst, value, return_prev, "T.atomic_max")
+    return _ordered(memory_order, "T.atomic_max",
+                    lambda: _atomic("max", dst, value, return_prev, "T.atomic_max"))
 
 
 def atomic_min(dst, value, memory_order=None, return_prev=False):
     """``T.atomic_min(dst, value)``: ``dst = min(dst, value)`` atomically."""
     _check_order(memory_order, "T.atomic_min")
-    return _atomic("min", dst, value, return_prev, "T.atomic_min")
+    return _ordered(memory_order, "T.atomic_min",
+                    lambda: _atomic("min", dst, value, return_prev, "T.atomic_min"))
 
 
 def _atomic(op, dst, value, return_prev, what):
@@ -155,3 +177,51 @@ def atomic_addx2(dst, value, return_prev=False):
 def atomic_addx4(dst, value, return_prev=False):
     """``T.atomic_addx4``: as atomic_addx2, four elements."""
     return _vector(dst, value, 4, return_prev, "T.atomic_addx4")
+
+
+def _one_element(ref, what):
+    """`ref` as one element: buffer[indices], or a buffer's first element
+    (TileLang passes a one-element buffer, or its address, as a flag)."""
+    if isinstance(ref, ElementRef):
+        return ref
+    if isinstance(ref, Buffer):
+        return ElementRef(ref, (0,) * ref.ndim)
+    raise error(f"{what} reads or writes one element: pass buffer[indices] "
+                f"(or a buffer, for its first element), got {type(ref).__name__}")
+
+
+def atomic_load(src, memory_order="seq_cst"):
+    """``T.atomic_load(src, memory_order="seq_cst")``: the value of element
+    `src`, read atomically (as an atomic that adds nothing: an integer or-ed
+    with 0, a float plus -0.0), with acquire or seq_cst ordering."""
+    what = "T.atomic_load"
+    _check_order(memory_order, what, _LOAD_ORDERS)
+    ref = _one_element(src, what)
+    d = ref.buffer.dtype
+    if d.is_float:
+        kind, nothing = "addf", constant(-0.0, d)
+    else:
+        kind, nothing = "ori", constant(0, d)
+    return _ordered(memory_order, what,
+                    lambda: _element("load", ref, nothing, what, kind=kind))
+
+
+def atomic_store(dst, src, memory_order="seq_cst"):
+    """``T.atomic_store(dst, value, memory_order="seq_cst")``: writes element
+    `dst` atomically (an exchange), with release or seq_cst ordering."""
+    what = "T.atomic_store"
+    _check_order(memory_order, what, _STORE_ORDERS)
+    ref = _one_element(dst, what)
+    _ordered(memory_order, what,
+             lambda: _element("store", ref, src, what, kind="assign"))
+
+
+def atomic_or(dst, value, memory_order=None):
+    """``T.atomic_or(dst, value)``: ``dst |= value`` atomically, for an
+    integer element."""
+    what = "T.atomic_or"
+    _check_order(memory_order, what)
+    ref = _one_element(dst, what)
+    if ref.buffer.dtype.is_float:
+        raise error(f"{what} takes an integer element, got {ref.buffer.dtype.name}")
+    _ordered(memory_order, what, lambda: _element("or", ref, value, what, kind="ori"))

@@ -41,10 +41,14 @@ class Kernel:
         if not 1 <= len(grid) <= 3:
             raise error(f"T.Kernel takes 1 to 3 grid sizes, got {len(grid)}")
         if isinstance(threads, (list, tuple)):
-            n = 1
-            for t in threads:
-                n *= static_int(t, "the thread count")
-            threads = n
+            if not 1 <= len(threads) <= 3:
+                raise error(f"T.Kernel takes 1 to 3 thread counts, got {len(threads)}")
+            self.thread_dims = tuple(static_int(t, "the thread count") for t in threads)
+            threads = 1
+            for t in self.thread_dims:
+                threads *= t
+        else:
+            self.thread_dims = (static_int(threads, "T.Kernel's threads"),)
         self.grid = grid
         self.threads = static_int(threads, "T.Kernel's threads")
         if not 1 <= self.threads <= 1024:
@@ -129,26 +133,110 @@ def get_block_extents():
 
 
 def get_thread_extent(dim=0):
-    """``T.get_thread_extent(0)``: the block's thread count."""
+    """``T.get_thread_extent(d)``: the block's thread count along dim `d` of
+    ``T.Kernel(..., threads=(x, y, z))`` (1 past the dims given)."""
     k = _kernel()
-    return k.threads if static_int(dim, "the thread dim") == 0 else 1
+    d = static_int(dim, "the thread dim")
+    if not 0 <= d < 3:
+        raise error(f"the thread dim must be 0, 1 or 2, got {d}")
+    return k.thread_dims[d] if d < len(k.thread_dims) else 1
 
 
-def _no_threads(name):
-    def fn(*args, **kwargs):
-        raise error(f"T.{name} is not supported: tile's kernels are written for the "
-                    "whole block and the compiler assigns elements to threads, so a "
-                    "thread's index does not exist in the language (the dialect would "
-                    "need a thread-index op, with a layout rule for what it indexes)")
-    fn.__name__ = name
-    fn.__doc__ = f"T.{name}: not supported (see docs/python.md)."
-    return fn
+def _thread_index(unit, what):
+    """A ``tile.thread_id`` of `unit` (thread, lane, warp): the running
+    thread's index, as an index value."""
+    b = current_builder(what)
+    _kernel()
+    if b.innermost("parallel") is not None:
+        raise error(f"{what} in a T.Parallel body: the compiler assigns its "
+                    "iterations to threads; use it outside the loop")
+    v, _ = b.emit(f"{{result}} = tile.thread_id {unit} : index", dt.index)
+    return v
 
 
-get_thread_binding = _no_threads("get_thread_binding")
-get_thread_bindings = _no_threads("get_thread_bindings")
-get_lane_idx = _no_threads("get_lane_idx")
-get_warp_idx = _no_threads("get_warp_idx")
+def get_thread_binding(dim=0):
+    """``T.get_thread_binding(d)``: the running thread's index along dim `d`
+    of ``T.Kernel(..., threads=(x, y, z))`` (threadIdx.x, .y, .z; x varies
+    fastest). Code outside tile ops runs in every thread; with a thread's
+    index each computes its own part (docs/python.md)."""
+    k = _kernel()
+    d = static_int(dim, "the thread dim")
+    if not 0 <= d < 3:
+        raise error(f"the thread dim must be 0, 1 or 2, got {d}")
+    t = _thread_index("thread", "T.get_thread_binding")
+    below = 1
+    for extent in k.thread_dims[:d]:
+        below *= extent
+    if below > 1:
+        t = t // below
+    if d < len(k.thread_dims) - 1:
+        t = t % k.thread_dims[d]
+    elif d >= len(k.thread_dims):
+        return constant(0, dt.index)
+    return t
+
+
+def get_thread_bindings():
+    """``T.get_thread_bindings()``: the running thread's index along each
+    dim of the kernel's threads."""
+    return [get_thread_binding(d) for d in range(len(_kernel().thread_dims))]
+
+
+def _warp_size_arg(warp_size, what):
+    if warp_size is None:
+        return None
+    n = static_int(warp_size, f"{what}'s warp_size")
+    if n < 1:
+        raise error(f"{what}'s warp_size must be positive, got {n}")
+    return n
+
+
+def get_lane_idx(warp_size=None):
+    """``T.get_lane_idx(warp_size=None)``: the running thread's lane in its
+    warp (the target's warp size: 32 on NVIDIA and the CPU, 64 on AMD)."""
+    n = _warp_size_arg(warp_size, "T.get_lane_idx")
+    if n is None:
+        return _thread_index("lane", "T.get_lane_idx")
+    return _thread_index("thread", "T.get_lane_idx") % n
+
+
+def get_warp_idx(warp_size=None):
+    """``T.get_warp_idx(warp_size=None)``: the running thread's warp in the
+    block."""
+    n = _warp_size_arg(warp_size, "T.get_warp_idx")
+    if n is None:
+        return _thread_index("warp", "T.get_warp_idx")
+    return _thread_index("thread", "T.get_warp_idx") // n
+
+
+get_warp_idx_sync = get_warp_idx
+
+
+def get_warp_group_idx(warp_size=None, warps_per_group=None):
+    """``T.get_warp_group_idx(warp_size=None, warps_per_group=None)``: the
+    running thread's warpgroup (4 warps unless given)."""
+    if warps_per_group is not None and warp_size is None:
+        raise error("T.get_warp_group_idx expects warp_size when warps_per_group is given")
+    group = 4 if warps_per_group is None else static_int(
+        warps_per_group, "T.get_warp_group_idx's warps_per_group")
+    if group < 1:
+        raise error(f"T.get_warp_group_idx's warps_per_group must be positive, got {group}")
+    return get_warp_idx(warp_size) // group
+
+
+def sync_threads(barrier_id=None, arrive_count=None):
+    """``T.sync_threads()``: every thread of the block waits for the others
+    (a ``tile.barrier``). Kernels that read thread indices get the barriers
+    their shared memory accesses need without it."""
+    if barrier_id is not None or arrive_count is not None:
+        raise error("T.sync_threads(barrier_id, arrive_count) (a named barrier of "
+                    "some threads) is not supported: tile's barrier is the whole block's")
+    b = current_builder("T.sync_threads")
+    _kernel()
+    if b.innermost("parallel") is not None:
+        raise error("T.sync_threads in a T.Parallel body: a barrier is for the "
+                    "whole block, outside the loop")
+    b.emit("tile.barrier", result=False)
 
 
 def _string_literal(text):

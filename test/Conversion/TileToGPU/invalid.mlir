@@ -96,3 +96,18 @@ func.func @reducer_f64_across_threads(%X: memref<4x8xf64>) {
   }
   return
 }
+
+// -----
+
+// Between thread indices a shared buffer is reached element by element.
+func.func @shared_view(%Y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%bx) in (1) threads(32) {
+    %s = tile.alloc_shared : memref<32xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{'memref.subview' op uses a shared buffer outside tile ops}}
+    %v = memref.subview %s[0] [4] [1] : memref<32xf32, #gpu.address_space<workgroup>> to memref<4xf32, strided<[1]>, #gpu.address_space<workgroup>>
+    %x = memref.load %v[%c0] : memref<4xf32, strided<[1]>, #gpu.address_space<workgroup>>
+    memref.store %x, %Y[%c0] : memref<4xf32>
+  }
+  return
+}

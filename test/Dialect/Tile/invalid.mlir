@@ -1399,3 +1399,65 @@ func.func @f(%G: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'tile.thread_id' op must be nested in a 'tile.kernel'}}
+  %t = tile.thread_id thread : index
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(32) {
+    tile.parallel (%i) in (32) {
+      // expected-error @+1 {{'tile.thread_id' op cannot be nested in a 'tile.parallel' body}}
+      %t = tile.thread_id thread : index
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(32) {
+    tile.parallel (%i) in (32) {
+      // expected-error @+1 {{'tile.barrier' op cannot be nested in a 'tile.parallel' body}}
+      tile.barrier
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(32) {
+    // expected-error @+2 {{expected ::mlir::tile::ThreadUnit to be one of: thread, lane, warp}}
+    // expected-error @+1 {{failed to parse Tile_ThreadUnitAttr parameter 'value'}}
+    %t = tile.thread_id block : index
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'tile.fence' op must be nested in a 'tile.kernel'}}
+  tile.fence release
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(32) {
+    // expected-error @+2 {{expected ::mlir::tile::MemoryOrder to be one of: acquire, release, acq_rel, seq_cst}}
+    // expected-error @+2 {{failed to parse Tile_MemoryOrderAttr parameter 'value'}}
+    tile.fence relaxed
+  }
+  return
+}

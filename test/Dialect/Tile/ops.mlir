@@ -275,3 +275,39 @@ func.func @reducers(%G: memref<64x128xf16>, %O: memref<64xf32>, %seed: f32) {
   }
   return
 }
+
+// CHECK-LABEL: func.func @threads
+func.func @threads(%Y: memref<64xindex>) {
+  tile.kernel grid(%bx) in (1) threads(64) {
+    // CHECK: %[[T:.+]] = tile.thread_id thread : index
+    %t = tile.thread_id thread : index
+    // CHECK-NEXT: %{{.+}} = tile.thread_id lane : index
+    %lane = tile.thread_id lane : index
+    // CHECK-NEXT: %{{.+}} = tile.thread_id warp : index
+    %warp = tile.thread_id warp : index
+    // CHECK-NEXT: tile.barrier
+    tile.barrier
+    memref.store %lane, %Y[%t] : memref<64xindex>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @fences
+func.func @fences(%C: memref<1xi32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1 : i32
+  tile.kernel grid(%bx) in (4) threads(32) {
+    // CHECK: tile.fence release
+    tile.fence release
+    %old = memref.atomic_rmw addi %one, %C[%c0] : (i32, memref<1xi32>) -> i32
+    // CHECK: tile.fence acquire
+    tile.fence acquire
+    tile.parallel (%i) in (1) {
+      // CHECK: tile.fence acq_rel
+      tile.fence acq_rel
+      // CHECK: tile.fence seq_cst
+      tile.fence seq_cst
+    }
+  }
+  return
+}

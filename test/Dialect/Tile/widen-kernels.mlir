@@ -148,3 +148,21 @@ func.func @no_target() {
   }
   return
 }
+
+// -----
+
+// A kernel that reads thread indices keeps its threads: its code is
+// written per thread.
+// CHECK-LABEL: func.func @thread_indexed
+// CHECK: threads(128)
+module attributes {tile.target = #tile.target<"sm_90a">} {
+func.func @thread_indexed(%Y: memref<128xf32>) {
+  tile.kernel grid(%b) in (8) threads(128) {
+    %S = tile.fragment : !tile.fragment<128x128xf32>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    %P = tile.fragment : !tile.fragment<128x128xf16>
+    %t = tile.thread_id thread : index
+  }
+  return
+}
+}

@@ -60,6 +60,9 @@ public:
   }
 
   void schedulingFence(OpBuilder &, Location) const override {}
+
+  /// NVPTX's name for PTX's .gpu scope.
+  StringRef getDeviceSyncScope() const override { return "device"; }
 };
 } // namespace
 

@@ -67,6 +67,8 @@ public:
         amdgpu::sched_barrier_opt_enumAttr::get(
             b.getContext(), amdgpu::sched_barrier_opt_enum::none));
   }
+
+  StringRef getDeviceSyncScope() const override { return "agent"; }
 };
 } // namespace
 

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // tile.print: what it prints (a message, a scalar, or a buffer of one of
-// four kinds) and its verifier.
+// four kinds) and its verifier; tile.fence's, which like a print may be
+// anywhere in a kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -145,5 +146,15 @@ LogicalResult PrintOp::verify() {
     return emitOpError("prints from thread ")
            << thread << ", but the kernel has " << kernel.getThreads()
            << " threads";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FenceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FenceOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError("must be nested in a 'tile.kernel'");
   return success();
 }

@@ -36,11 +36,14 @@ static int64_t getFragmentRegisters(KernelOp kernel) {
   return llvm::divideCeil(bits, 32);
 }
 
-/// Whether the user wrote a layout that fixes how `kernel`'s threads share
-/// a fragment or a parallel loop (layout inference has not run yet).
-static bool hasWrittenThreadLayouts(KernelOp kernel) {
+/// Whether the user wrote what fixes `kernel`'s threads: a layout of how
+/// they share a fragment or a parallel loop (layout inference has not run
+/// yet), or a read of a thread's index.
+static bool hasWrittenThreads(KernelOp kernel) {
   return kernel
       .walk([](Operation *op) {
+        if (isa<ThreadIdOp>(op))
+          return WalkResult::interrupt();
         if (auto fragment = dyn_cast<FragmentOp>(op);
             fragment && fragment.getLayoutAttr())
           return WalkResult::interrupt();
@@ -93,7 +96,7 @@ struct TileWidenKernelsPass
       if (!attr)
         continue;
       TargetInfo target = attr.getInfo();
-      if (target.isCPU() || hasWrittenThreadLayouts(kernel))
+      if (target.isCPU() || hasWrittenThreads(kernel))
         continue;
       int64_t limit = std::min<int64_t>(maxThreads, target.maxThreadsPerBlock);
       int64_t budget = target.registersPerThread * 3 / 4;

@@ -7,6 +7,7 @@
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -74,6 +75,35 @@ Value mlir::tile::buildInBounds(OpBuilder &b, Location loc, Value memref,
     all = all ? arith::AndIOp::create(b, loc, all, inside).getResult() : inside;
   }
   return all;
+}
+
+static LLVM::AtomicOrdering getOrdering(MemoryOrder order) {
+  switch (order) {
+  case MemoryOrder::Acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case MemoryOrder::Release:
+    return LLVM::AtomicOrdering::release;
+  case MemoryOrder::AcqRel:
+    return LLVM::AtomicOrdering::acq_rel;
+  case MemoryOrder::SeqCst:
+    return LLVM::AtomicOrdering::seq_cst;
+  }
+  llvm_unreachable("unknown memory order");
+}
+
+void mlir::tile::replaceFence(RewriterBase &rewriter, FenceOp fence,
+                              StringRef syncScope) {
+  rewriter.setInsertionPoint(fence);
+  rewriter.replaceOpWithNewOp<LLVM::FenceOp>(
+      fence, getOrdering(fence.getOrder()), syncScope);
+}
+
+void mlir::tile::lowerFences(RewriterBase &rewriter, Operation *root,
+                             StringRef syncScope) {
+  SmallVector<FenceOp> fences;
+  root->walk([&](FenceOp fence) { fences.push_back(fence); });
+  for (FenceOp fence : fences)
+    replaceFence(rewriter, fence, syncScope);
 }
 
 Value mlir::tile::convertScalar(OpBuilder &b, Location loc, Value value,

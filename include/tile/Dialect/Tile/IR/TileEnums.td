@@ -49,4 +49,31 @@ def Tile_RasterOrderAttr : EnumAttr<Tile_Dialect, Tile_RasterOrder, "raster_orde
   let assemblyFormat = "$value";
 }
 
+def Tile_ThreadUnit : I32EnumAttr<"ThreadUnit",
+    "what a thread index counts in a block", [
+    I32EnumAttrCase<"Thread", 0, "thread">,
+    I32EnumAttrCase<"Lane", 1, "lane">,
+    I32EnumAttrCase<"Warp", 2, "warp">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_ThreadUnitAttr : EnumAttr<Tile_Dialect, Tile_ThreadUnit, "thread_unit"> {
+  let assemblyFormat = "$value";
+}
+
+def Tile_MemoryOrder : I32EnumAttr<"MemoryOrder",
+    "how a fence orders a thread's memory accesses", [
+    I32EnumAttrCase<"Acquire", 0, "acquire">,
+    I32EnumAttrCase<"Release", 1, "release">,
+    I32EnumAttrCase<"AcqRel", 2, "acq_rel">,
+    I32EnumAttrCase<"SeqCst", 3, "seq_cst">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_MemoryOrderAttr : EnumAttr<Tile_Dialect, Tile_MemoryOrder, "memory_order"> {
+  let assemblyFormat = "$value";
+}
+
 #endif // TILE_DIALECT_TILE_IR_TILEENUMS_TD

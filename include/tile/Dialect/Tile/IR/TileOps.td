@@ -362,6 +362,84 @@ def Tile_FinalizeReducerOp : Tile_Op<"finalize_reducer", [Tile_BlockLevel]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Threads
+//===----------------------------------------------------------------------===//
+
+def Tile_ThreadIdOp : Tile_Op<"thread_id", [Tile_BlockLevel, Pure]> {
+  let summary = "the running thread's index in its block (TileLang's T.get_thread_binding)";
+  let description = [{
+    The index of the thread that runs this code in its block: `thread`
+    counts threads, in `[0, threads)` of the kernel; `lane` is the
+    thread's place in its warp and `warp` the warp's index, for the target's
+    warp size (32 on NVIDIA and the CPU, 64 on AMD).
+
+    Code outside tile ops runs in every thread of the block (each thread
+    computes the block-level scalars for itself); with a thread index,
+    threads compute different things: per-thread loads and stores,
+    `memref.alloca` arrays private to the thread, branches on the index. A
+    kernel that reads a thread index keeps its thread count as written
+    (tile-widen-kernels leaves it), gets barriers between its accesses to
+    shared memory where threads may see each other's (tile-insert-barriers),
+    and its tile ops must take operands that are the same in every thread.
+
+    ```mlir
+    %t = tile.thread_id thread : index
+    %lane = tile.thread_id lane : index
+    %warp = tile.thread_id warp : index
+    ```
+  }];
+  let arguments = (ins Tile_ThreadUnitAttr:$unit);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$unit attr-dict `:` type($result)";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier", [Tile_BlockLevel]> {
+  let summary = "wait for every thread of the block (TileLang's T.sync_threads)";
+  let description = [{
+    Every thread of the block waits here until all have arrived, and the
+    shared memory accesses each made before it are visible to all after it.
+    Every thread must reach it: it may not be under a branch or in a loop
+    whose condition differs between threads. tile-insert-barriers places
+    them where a kernel that reads thread indices needs them; one written
+    by hand is kept.
+
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_FenceOp : Tile_Op<"fence"> {
+  let summary = "order a thread's memory accesses across the device (TileLang's memory_order)";
+  let description = [{
+    A memory fence of the running thread, at the scope of the device (every
+    thread of the launch, and the host's view once the kernel ends; on the
+    CPU target the whole process). With `release`, the thread's memory
+    accesses before the fence are visible to any thread that observes a
+    write it makes after it (with an `acquire` fence or atomic after its
+    read); with `acquire`, the accesses after the fence see what was
+    released before a write it observed before it; `acq_rel` both, and
+    `seq_cst` also orders it in one total order with the other `seq_cst`
+    fences. Atomics (`memref.atomic_rmw`) are relaxed: a release atomic is a
+    `release` fence before one, an acquire atomic an `acquire` fence after
+    one (what TileLang's `memory_order` argument of its atomics says).
+
+    Unlike a barrier, a fence waits for no other thread: it may be anywhere
+    in a kernel, under any control flow and in `tile.parallel` bodies.
+
+    ```mlir
+    tile.fence release
+    %old = memref.atomic_rmw addi %one, %counter[%c0] : (i32, memref<1xi32>) -> i32
+    tile.fence acquire
+    ```
+  }];
+  let arguments = (ins Tile_MemoryOrderAttr:$order);
+  let assemblyFormat = "$order attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//
 

@@ -46,11 +46,12 @@ def TileWidenKernels : Pass<"tile-widen-kernels"> {
     128 x 128 attention at 128 threads: 255 registers and a kilobyte of
     spills per thread, docs/performance.md). This pass doubles the kernel's
     threads until they fit, up to `max-threads`. Kernels of whole warps
-    only: a count that is not a multiple of the warp size, and kernels whose fragments
-    or parallel loops carry a layout written by the user (which fixes the
-    threads), and kernels whose layouts conflict at the wider count (layout
-    inference is tried on a copy), keep theirs, as does every kernel on
-    the CPU target. Run before tile-infer-layouts.
+    only: a count that is not a multiple of the warp size, kernels whose
+    fragments or parallel loops carry a layout written by the user (which
+    fixes the threads), kernels that read a thread index
+    (`tile.thread_id`), and kernels whose layouts conflict at the wider
+    count (layout inference is tried on a copy), keep theirs, as does every
+    kernel on the CPU target. Run before tile-infer-layouts.
   }];
   let options = [
     Option<"maxThreads", "max-threads", "int64_t", /*default=*/"256",
@@ -75,6 +76,33 @@ def TileSpecializeKernels : Pass<"tile-specialize-kernels"> {
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def TileInsertBarriers : Pass<"tile-insert-barriers"> {
+  let summary = "place barriers where the threads of a kernel that reads "
+                "thread indices share shared memory";
+  let description = [{
+    In a kernel that reads a thread index (`tile.thread_id`), code outside
+    tile ops runs differently in each thread, and a thread may read what
+    another wrote to shared memory. This pass puts a `tile.barrier` before
+    each access to a shared buffer that another thread's earlier access may
+    conflict with (a read after a write, a write after a read or a write,
+    an atomic after a plain access and the reverse; atomics among
+    themselves do not conflict), counting what loops carry from one
+    iteration to the next, as TileLang's thread synchronization does. It
+    tracks buffers, not elements: an access that only its own thread made
+    earlier still gets a barrier. Barriers go into loops and branches whose
+    bounds and conditions are the same in every thread; a branch or loop
+    that differs between threads is one access as a whole, its barrier
+    before or after it.
+
+    It also checks what such a kernel may not do, each a located error: a
+    tile op (collective: every thread runs it together) with an operand
+    that depends on a thread index, or under a branch or in a loop that
+    differs between threads; a value that depends on a thread index used in
+    a `tile.parallel` body. Kernels without a thread index are left as
+    they are.
+  }];
 }
 
 def TileInferLayouts : Pass<"tile-infer-layouts"> {

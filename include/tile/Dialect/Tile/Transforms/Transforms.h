@@ -25,6 +25,13 @@ namespace mlir::tile {
 LogicalResult inferLayouts(KernelOp kernel, const TargetInfo &target,
                            bool explain = false);
 
+/// Places the barriers that `kernel`'s threads need between their accesses
+/// to shared memory, if it reads a thread index (see the
+/// tile-insert-barriers pass). Fails with a diagnostic where its tile ops
+/// would see operands, or run under control flow, that differ between
+/// threads.
+LogicalResult insertBarriers(KernelOp kernel);
+
 /// Attaches LayoutInferenceOpInterface to the tile ops (the rules of
 /// tile-infer-layouts: gemm, parallel, reduce, copy, cumsum).
 void registerLayoutInferenceModels(DialectRegistry &registry);

@@ -15,7 +15,7 @@
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
-#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
 
@@ -38,6 +38,13 @@ SmallVector<Value> getBlockIdsOfLinear(OpBuilder &b, Location loc, Value linear,
 /// provably in bounds.
 Value buildInBounds(OpBuilder &b, Location loc, Value memref,
                     ValueRange index);
+
+/// Replaces tile.fence `fence` with an LLVM fence of its order at
+/// `syncScope` (the target's name for the whole device; empty: the
+/// system's).
+void replaceFence(RewriterBase &rewriter, FenceOp fence, StringRef syncScope);
+/// replaceFence for each tile.fence in `root`.
+void lowerFences(RewriterBase &rewriter, Operation *root, StringRef syncScope);
 
 /// Converts a scalar between integer or float types (ext/trunc, sign
 /// extension for integers).

@@ -1,0 +1,167 @@
+// RUN: tile-opt %s --split-input-file --tile-insert-barriers --verify-diagnostics | FileCheck %s
+
+// TileLang's split-K GEMV: thread tk == 0 zeroes its row's shared slot,
+// every thread adds its part atomically, thread tk == 0 reads the slot. A
+// barrier after the zeroing (atomics after a write) and one before the read
+// (a read after atomics); none between the atomics (among themselves they
+// do not conflict), none before the global store.
+// CHECK-LABEL: func.func @gemv
+// CHECK: scf.if
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: memref.atomic_rmw
+// CHECK-NEXT: memref.atomic_rmw
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: memref.store
+// CHECK-NOT: tile.barrier
+func.func @gemv(%Y: memref<16xf32>, %part: f32) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %slots = tile.alloc_shared : memref<16xf32, #gpu.address_space<workgroup>>
+    %t = tile.thread_id thread : index
+    %tn = arith.remui %t, %c16 : index
+    %tk = arith.divui %t, %c16 : index
+    %first = arith.cmpi eq, %tk, %c0 : index
+    scf.if %first {
+      memref.store %zero, %slots[%tn] : memref<16xf32, #gpu.address_space<workgroup>>
+    }
+    %a = memref.atomic_rmw addf %part, %slots[%tn] : (f32, memref<16xf32, #gpu.address_space<workgroup>>) -> f32
+    %b = memref.atomic_rmw addf %part, %slots[%tn] : (f32, memref<16xf32, #gpu.address_space<workgroup>>) -> f32
+    scf.if %first {
+      %v = memref.load %slots[%tn] : memref<16xf32, #gpu.address_space<workgroup>>
+      memref.store %v, %Y[%tn] : memref<16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A loop whose iterations write a shared buffer and then read what other
+// threads wrote: a barrier between (the write and the read) and one before
+// the write (the next iteration's write after this one's read), both
+// in the loop, whose bounds are the same in every thread.
+// CHECK-LABEL: func.func @loop
+// CHECK: scf.for
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: arith.subi
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: }
+func.func @loop(%X: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c63 = arith.constant 63 : index
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %s = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    %t = tile.thread_id thread : index
+    scf.for %i = %c0 to %n step %c1 {
+      %x = memref.load %X[%t] : memref<?xf32>
+      memref.store %x, %s[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+      %r = arith.subi %c63, %t : index
+      %y = memref.load %s[%r] : memref<64xf32, #gpu.address_space<workgroup>>
+      memref.store %y, %X[%t] : memref<?xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A written barrier ends what is pending; accesses to different buffers do
+// not conflict; a tile op's accesses count as any other's.
+// CHECK-LABEL: func.func @written
+// CHECK: memref.store %{{.+}}, %[[A:.+]][
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: memref.load %[[A]]
+// CHECK-NEXT: memref.store %{{.+}}, %[[B:.+]][
+// CHECK-NEXT: memref.load %[[A]]
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.copy %[[B]]
+func.func @written(%Y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %a = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    %b = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    %t = tile.thread_id thread : index
+    memref.store %one, %a[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+    tile.barrier
+    %x = memref.load %a[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %x, %b[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+    %y = memref.load %a[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+    tile.copy %b -> %Y[0] : memref<64xf32, #gpu.address_space<workgroup>>, memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// Kernels without thread indices are left alone.
+// CHECK-LABEL: func.func @uniform
+// CHECK-NOT: tile.barrier
+func.func @uniform(%Y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %a = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %one, %a[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %x = memref.load %a[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %x, %Y[%c0] : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @varying_operand(%X: memref<1024xf32>) {
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %s = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    %t = tile.thread_id thread : index
+    %at = arith.muli %t, %c64 : index
+    // expected-error @+1 {{'tile.copy' op operand #2 depends on a thread index: a tile op runs in all threads together and needs the same operands in each}}
+    tile.copy %X[%at] -> %s : memref<1024xf32>, memref<64xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @divergent(%X: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %s = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    %t = tile.thread_id thread : index
+    %first = arith.cmpi eq, %t, %c0 : index
+    // expected-note @+1 {{the control flow is here}}
+    scf.if %first {
+      // expected-error @+1 {{'tile.barrier' op is under control flow that differs between threads: every thread must reach it}}
+      tile.barrier
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @in_parallel() {
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %f = tile.fragment : !tile.fragment<64xi32>
+    %t = tile.thread_id thread : index
+    %v = arith.index_cast %t : index to i32
+    tile.parallel (%i) in (64) {
+      // expected-error @+1 {{'tile.store' op uses a value that depends on a thread index in a 'tile.parallel' body, whose iterations the compiler assigns to threads}}
+      tile.store %v, %f[%i] : !tile.fragment<64xi32>
+    }
+  }
+  return
+}
