@@ -152,12 +152,15 @@ private:
   runtime::Runtime *runtime;
 };
 
-/// A GPU through one of tile's runtimes.
+/// A GPU through one of tile's runtimes: each call that uses the thread's
+/// device runs in a scope of it (nested in the caller's scope of it, a
+/// compare).
 class GpuDevice final : public Device {
 public:
-  GpuDevice(Target target, runtime::Runtime &runtime, StringRef chip)
-      : Device(target, ""), runtime(runtime), info(runtime.getDeviceInfo()) {
-    this->chip = chip.empty() ? info.chip : chip.str();
+  GpuDevice(Target target, runtime::Runtime &runtime, StringRef chip,
+            int ordinal, runtime::DeviceInfo info)
+      : Device(target, "", ordinal), runtime(runtime), info(std::move(info)) {
+    this->chip = chip.empty() ? this->info.chip : chip.str();
   }
 
   std::string getDescription() const override {
@@ -165,29 +168,56 @@ public:
   }
   SymbolMap getRuntimeSymbols() const override { return runtime.getSymbols(); }
 
+  LogicalResult enter() override {
+    std::string why;
+    if (runtime.enterDevice(ordinal, &why))
+      return success();
+    return fail(std::move(why));
+  }
+  void leave() override { runtime.leaveDevice(); }
+
   void *allocate(size_t bytes) override {
+    DeviceScope scope(*this);
+    if (!scope)
+      return nullptr;
     void *pointer = runtime.allocate(bytes);
     if (!pointer)
       (void)synchronize();
     return pointer;
   }
-  void free(void *pointer) override { runtime.release(pointer); }
+  void free(void *pointer) override {
+    DeviceScope scope(*this);
+    if (scope)
+      runtime.release(pointer);
+  }
   LogicalResult copyToDevice(void *device, const void *host,
                              size_t bytes) override {
+    DeviceScope scope(*this);
+    if (!scope)
+      return failure();
     if (runtime.copyToDevice(device, host, bytes))
       return success();
     return synchronize();
   }
   LogicalResult copyToHost(void *host, const void *device,
                            size_t bytes) override {
+    DeviceScope scope(*this);
+    if (!scope)
+      return failure();
     if (runtime.copyToHost(host, device, bytes))
       return success();
     return synchronize();
   }
   LogicalResult synchronize() override {
+    DeviceScope scope(*this);
+    if (!scope)
+      return failure();
     return success(runtime.synchronize(&lastError));
   }
   LogicalResult checkErrors() override {
+    DeviceScope scope(*this);
+    if (!scope)
+      return failure();
     std::string error = runtime.takeError();
     if (error.empty())
       return success();
@@ -197,13 +227,16 @@ public:
   void setSynchronous(bool synchronous) override {
     runtime.setSynchronous(synchronous);
   }
-  void setStream(void *stream) override { runtime.setStream(stream); }
+  void setStream(void *stream) override { runtime.setStream(ordinal, stream); }
   void setCallerStream(void *stream) override {
-    runtime.setCallerStream(stream);
+    runtime.setCallerStream(ordinal, stream);
   }
 
   FailureOr<Timing> benchmark(const std::function<void()> &run, unsigned runs,
                               unsigned warmup) override {
+    DeviceScope scope(*this);
+    if (!scope)
+      return failure();
     Timing timing;
     if (!runtime.timeCalls(run, warmup, runs, timing.seconds, &lastError))
       return failure();
@@ -212,6 +245,9 @@ public:
   FailureOr<double> measureLaunchOverhead(const std::function<void()> &run,
                                           unsigned runs,
                                           unsigned warmup) override {
+    DeviceScope scope(*this);
+    if (!scope)
+      return failure();
     double seconds = 0;
     if (!runtime.timeHostOverhead(run, warmup, runs, seconds, &lastError))
       return failure();
@@ -245,11 +281,21 @@ std::unique_ptr<Device> mlir::tile::jit::createCpuDevice() {
 
 std::unique_ptr<Device> mlir::tile::jit::createGpuDevice(Target target,
                                                          StringRef chip,
-                                                         std::string *why) {
+                                                         std::string *why,
+                                                         int ordinal) {
   runtime::Runtime *runtime = getRuntime(target, why);
-  if (!runtime || !runtime->initialize(why))
+  if (!runtime || !runtime->initialize(why) ||
+      !runtime->enterDevice(ordinal, why))
     return nullptr;
-  return std::make_unique<GpuDevice>(target, *runtime, chip);
+  runtime::DeviceInfo info = runtime->getDeviceInfo();
+  runtime->leaveDevice();
+  return std::make_unique<GpuDevice>(target, *runtime, chip, ordinal,
+                                     std::move(info));
+}
+
+int mlir::tile::jit::getGpuDeviceCount(Target target) {
+  runtime::Runtime *runtime = getRuntime(target, nullptr);
+  return runtime ? runtime->getDeviceCount() : 0;
 }
 
 std::unique_ptr<Device> mlir::tile::jit::createOfflineDevice(Target target,
@@ -260,22 +306,31 @@ std::unique_ptr<Device> mlir::tile::jit::createOfflineDevice(Target target,
 
 FailureOr<std::unique_ptr<Device>>
 mlir::tile::jit::selectDevice(StringRef name, StringRef chip, bool allowOffline,
-                              std::string &error) {
-  if (name == "auto") {
+                              std::string &error, int ordinal) {
+  if (name == "auto" && ordinal == 0) {
     if (std::unique_ptr<Device> gpu = createGpuDevice(Target::NVIDIA, chip))
       return gpu;
     return createCpuDevice();
   }
-  std::optional<Target> target = parseTarget(name);
+  // Another GPU than the first is asked for: "auto" is CUDA.
+  std::optional<Target> target = name == "auto"
+                                     ? std::optional<Target>(Target::NVIDIA)
+                                     : parseTarget(name);
   if (!target) {
     error = "unknown target '" + name.str() +
             "' (expected auto, cuda, rocm or cpu)";
     return failure();
   }
-  if (*target == Target::CPU)
-    return createCpuDevice();
+  if (*target == Target::CPU) {
+    if (ordinal == 0)
+      return createCpuDevice();
+    error = "the CPU has no device " + std::to_string(ordinal) +
+            " (device ordinals number GPUs)";
+    return failure();
+  }
   std::string why;
-  if (std::unique_ptr<Device> gpu = createGpuDevice(*target, chip, &why))
+  if (std::unique_ptr<Device> gpu =
+          createGpuDevice(*target, chip, &why, ordinal))
     return gpu;
   if (allowOffline && !chip.empty())
     return createOfflineDevice(*target, chip);

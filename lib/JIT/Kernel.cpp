@@ -38,9 +38,12 @@ FailureOr<Kernel> Kernel::get(std::shared_ptr<Executable> executable,
 
 LogicalResult Kernel::call(PackedArguments &arguments,
                            std::string *error) const {
-  entryPoint(arguments.data());
-  LogicalResult result =
-      device->isSynchronous() ? device->synchronize() : device->checkErrors();
+  LogicalResult result = failure();
+  if (DeviceScope scope(*device); scope) {
+    entryPoint(arguments.data());
+    result =
+        device->isSynchronous() ? device->synchronize() : device->checkErrors();
+  }
   if (failed(result) && error)
     *error = device->getLastError();
   return result;

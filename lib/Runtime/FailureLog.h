@@ -31,13 +31,20 @@ template <typename Result> struct DriverCall {
 /// caller last asked is kept for it. The runtimes never abort.
 class FailureLog {
 public:
-  void record(const char *call, const char *kernel, const char *errorName,
-              const char *errorText) {
+  /// "CALL failed for kernel 'K': NAME (TEXT)".
+  static std::string describe(const char *call, const char *kernel,
+                              const char *errorName, const char *errorText) {
     std::string message = std::string(call) + " failed";
     if (kernel)
       message += std::string(" for kernel '") + kernel + "'";
     message += std::string(": ") + (errorName ? errorName : "error") + " (" +
                (errorText ? errorText : "no description") + ")";
+    return message;
+  }
+
+  void record(const char *call, const char *kernel, const char *errorName,
+              const char *errorText) {
+    std::string message = describe(call, kernel, errorName, errorText);
     std::fprintf(stderr, "tile runtime: %s\n", message.c_str());
     std::lock_guard<std::mutex> lock(mutex);
     if (first.empty())

@@ -15,6 +15,7 @@
 #define TILE_LIB_RUNTIME_MGPUFUNCTIONS_H
 
 #include "FailureLog.h"
+#include "KernelTable.h"
 
 #include "tile/Runtime/Runtime.h"
 #include "tile/Runtime/RuntimeSymbols.h"
@@ -30,13 +31,16 @@ template <typename Api> class GpuRuntime;
 
 /// The mgpu* interface of gpu-to-llvm over GpuRuntime<Api>::get(). Streams
 /// and events the lowered code passes in are ignored: everything runs on
-/// the runtime's stream.
+/// the stream of the calling thread's device. A "module" is a binary,
+/// loaded on each device it runs on; a "function" is one device's.
 template <typename Api> class MgpuFunctions {
 public:
   using Module = typename Api::Module;
   using Function = typename Api::Function;
   using Event = typename Api::Event;
   using Call = DriverCall<typename Api::Result>;
+  using Binary = typename KernelTable<Module, Function>::Binary;
+  using Kernel = typename KernelTable<Module, Function>::Kernel;
 
   /// Every function, by name.
   static SymbolList getSymbols() {
@@ -75,44 +79,66 @@ public:
     return symbols;
   }
 
+  /// Loads the binary on the thread's device (its other devices load it
+  /// on their first launch).
   static void *moduleLoad(void *data, size_t /*size*/) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
     // Without a device, nothing is loaded (and nothing is recorded: the
     // caller learns why from initialize or synchronize).
-    if (!rt.enter())
+    int device = rt.enter();
+    if (device < 0)
       return nullptr;
-    return rt.kernels.getModule(data, [&](Module &module) {
-      return rt.check(rt.api.loadModule(module, data));
-    });
+    return rt.kernels.getBinary(
+        data, /*optLevel=*/-1, device, [&](Module &module) {
+          return rt.check(rt.api.loadModule(module, data));
+        });
   }
 
   static void *moduleLoadJIT(void *data, int optLevel) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (!rt.enter())
+    int device = rt.enter();
+    if (device < 0)
       return nullptr;
-    return rt.kernels.getModule(data, [&](Module &module) {
+    return rt.kernels.getBinary(data, optLevel, device, [&](Module &module) {
       return rt.check(rt.api.loadModuleJIT(module, data, optLevel));
     });
   }
 
+  /// Drops one use of the binary; the last unloads it from every device
+  /// (in that device's context, after its stream: kernels of the module may
+  /// still be running, calls being asynchronous).
   static void moduleUnload(void *module) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    auto m = static_cast<Module>(module);
-    if (!m || !rt.enter() || !rt.kernels.releaseModule(m))
+    auto *binary = static_cast<Binary *>(module);
+    if (!binary)
       return;
-    // Kernels of the module may still be running (asynchronous calls).
-    rt.check(rt.api.synchronizeStream(rt.getCurrentStream()));
-    rt.check(rt.api.unloadModule(m));
+    for (auto [device, loaded] : rt.kernels.releaseBinary(*binary)) {
+      if (!rt.enterDevice(device, nullptr))
+        continue;
+      rt.check(rt.api.synchronizeStream(rt.getCurrentStream(device)));
+      rt.check(rt.api.unloadModule(loaded));
+      rt.leaveDevice();
+    }
   }
 
+  /// The binary's function `name` on the thread's device, the binary
+  /// loaded there first if it is not yet.
   static void *moduleGetFunction(void *module, const char *name) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (!module || !rt.enter())
+    int device = rt.enter();
+    if (!module || device < 0)
       return nullptr;
-    auto m = static_cast<Module>(module);
-    return rt.kernels.getFunction(m, name, [&](Function &function) {
-      return rt.check(rt.api.getFunction(function, m, name), name);
-    });
+    return rt.kernels.getFunction(
+        *static_cast<Binary *>(module), device, name,
+        [&](Module &loaded, const void *data, int optLevel) {
+          return rt.check(optLevel < 0
+                              ? rt.api.loadModule(loaded, data)
+                              : rt.api.loadModuleJIT(loaded, data, optLevel),
+                          name);
+        },
+        [&](Function &function, Module loaded) {
+          return rt.check(rt.api.getFunction(function, loaded, name), name);
+        });
   }
 
   static void launchKernel(void *function, intptr_t gridX, intptr_t gridY,
@@ -139,50 +165,53 @@ public:
 
   static void *streamCreate() {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    rt.enter();
-    return rt.getCurrentStream();
+    int device = rt.enter();
+    return device < 0 ? nullptr : rt.getCurrentStream(device);
   }
 
   static void streamDestroy(void * /*stream*/) {}
 
   static void streamSynchronize(void * /*stream*/) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter() && rt.synchronous.load(std::memory_order_relaxed))
-      rt.check(rt.api.synchronizeStream(rt.getCurrentStream()));
+    int device = rt.enter();
+    if (device >= 0 && rt.synchronous.load(std::memory_order_relaxed))
+      rt.check(rt.api.synchronizeStream(rt.getCurrentStream(device)));
   }
 
   static void streamWaitEvent(void * /*stream*/, void *event) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter())
-      rt.check(
-          rt.api.waitEvent(rt.getCurrentStream(), static_cast<Event>(event)));
+    int device = rt.enter();
+    if (device >= 0)
+      rt.check(rt.api.waitEvent(rt.getCurrentStream(device),
+                                static_cast<Event>(event)));
   }
 
   static void *eventCreate() {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
     Event event{};
-    if (rt.enter())
+    if (rt.enter() >= 0)
       rt.check(rt.api.createEvent(event, /*timing=*/false));
     return event;
   }
 
   static void eventDestroy(void *event) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter())
+    if (rt.enter() >= 0)
       rt.check(rt.api.destroyEvent(static_cast<Event>(event)));
   }
 
   static void eventSynchronize(void *event) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter())
+    if (rt.enter() >= 0)
       rt.check(rt.api.synchronizeEvent(static_cast<Event>(event)));
   }
 
   static void eventRecord(void *event, void * /*stream*/) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter())
-      rt.check(
-          rt.api.recordEvent(static_cast<Event>(event), rt.getCurrentStream()));
+    int device = rt.enter();
+    if (device >= 0)
+      rt.check(rt.api.recordEvent(static_cast<Event>(event),
+                                  rt.getCurrentStream(device)));
   }
 
   static void *memAlloc(uint64_t bytes, void * /*stream*/,
@@ -196,33 +225,36 @@ public:
 
   static void memCopy(void *dst, void *src, size_t bytes, void * /*stream*/) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter())
-      rt.check(rt.api.copy(dst, src, bytes, rt.getCurrentStream()));
+    int device = rt.enter();
+    if (device >= 0)
+      rt.check(rt.api.copy(dst, src, bytes, rt.getCurrentStream(device)));
   }
 
   static void memset32(void *dst, unsigned value, size_t count,
                        void * /*stream*/) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter())
-      rt.check(rt.api.set32(dst, value, count, rt.getCurrentStream()));
+    int device = rt.enter();
+    if (device >= 0)
+      rt.check(rt.api.set32(dst, value, count, rt.getCurrentStream(device)));
   }
 
   static void memset16(void *dst, unsigned short value, size_t count,
                        void * /*stream*/) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter())
-      rt.check(rt.api.set16(dst, value, count, rt.getCurrentStream()));
+    int device = rt.enter();
+    if (device >= 0)
+      rt.check(rt.api.set16(dst, value, count, rt.getCurrentStream(device)));
   }
 
   static void memHostRegister(void *pointer, uint64_t bytes) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter())
+    if (rt.enter() >= 0)
       rt.check(rt.api.registerHost(pointer, bytes));
   }
 
   static void memHostUnregister(void *pointer) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (rt.enter())
+    if (rt.enter() >= 0)
       rt.check(rt.api.unregisterHost(pointer));
   }
 
@@ -232,14 +264,21 @@ public:
     GpuRuntime<Api>::get().defaultDevice = device;
   }
 
-  /// The multiprocessors of the device (NVIDIA SMs, AMD CUs), at least 1:
-  /// persistent kernels launch as many blocks (asked once).
+  /// The multiprocessors of the thread's device (NVIDIA SMs, AMD CUs), at
+  /// least 1: persistent kernels launch as many blocks (asked once per
+  /// device).
   static int32_t multiprocessorCount() {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    int32_t count = rt.multiprocessors.load();
+    int device = rt.enter();
+    if (device < 0)
+      return 1;
+    std::atomic<int32_t> &known = rt.devices[device].multiprocessors;
+    int32_t count = known.load(std::memory_order_relaxed);
     if (count == 0) {
-      count = std::max(1, rt.getDeviceInfo().multiprocessors);
-      rt.multiprocessors.store(count);
+      DeviceInfo info;
+      rt.check(rt.api.describe(info, device));
+      count = std::max(1, info.multiprocessors);
+      known.store(count, std::memory_order_relaxed);
     }
     return count;
   }
@@ -258,40 +297,47 @@ public:
   }
 
 private:
-  /// Launches `function` on the runtime's stream, in clusters of
-  /// `cluster` blocks unless it is null.
+  /// Launches `function` (a Kernel of the thread's device) on the
+  /// device's stream, in clusters of `cluster` blocks unless it is null.
   static void launch(void *function, const intptr_t *cluster, intptr_t gridX,
                      intptr_t gridY, intptr_t gridZ, intptr_t blockX,
                      intptr_t blockY, intptr_t blockZ, int32_t sharedBytes,
                      void **params, void **extra) {
     GpuRuntime<Api> &rt = GpuRuntime<Api>::get();
-    if (!rt.enter())
+    int device = rt.enter();
+    if (device < 0)
       return;
-    auto f = static_cast<Function>(function);
-    if (!f) {
+    auto *kernel = static_cast<Kernel *>(function);
+    if (!kernel) {
       rt.check(Call{Api::kInvalidHandle, Api::kLaunchName});
       return;
     }
+    Function f = kernel->function;
     // Opt in to the dynamic shared memory the launch asks for, once per
     // kernel and size: static shared memory counts against the 48 KB a
     // kernel gets without it, so even 48 KB of dynamic memory needs it.
-    if (sharedBytes > rt.kernels.getSharedLimit(f)) {
+    std::atomic<int32_t> &limit = kernel->sharedLimit;
+    int32_t known = limit.load(std::memory_order_relaxed);
+    if (sharedBytes > known) {
       Call optIn = rt.api.setDynamicSharedMemory(f, sharedBytes);
-      if (!rt.check(optIn, rt.kernels.getName(f).c_str()))
+      if (!rt.check(optIn, kernel->name.c_str()))
         return;
-      rt.kernels.setSharedLimit(f, sharedBytes);
+      while (known < sharedBytes &&
+             !limit.compare_exchange_weak(known, sharedBytes))
+        ;
     }
+    auto stream = rt.getCurrentStream(device);
     Call launch = [&] {
       if constexpr (Api::kHasClusters)
         if (cluster)
-          return rt.api.launchClusters(f, cluster, gridX, gridY, gridZ,
-                                       blockX, blockY, blockZ, sharedBytes,
-                                       rt.getCurrentStream(), params, extra);
+          return rt.api.launchClusters(f, cluster, gridX, gridY, gridZ, blockX,
+                                       blockY, blockZ, sharedBytes, stream,
+                                       params, extra);
       return rt.api.launch(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
-                           sharedBytes, rt.getCurrentStream(), params, extra);
+                           sharedBytes, stream, params, extra);
     }();
     if (launch.result != Api::kSuccess)
-      rt.check(launch, rt.kernels.getName(f).c_str());
+      rt.check(launch, kernel->name.c_str());
   }
 };
 

@@ -597,9 +597,9 @@ jit::ElementType mlir::tile::python::toElementType(DType type) {
 }
 
 bool mlir::tile::python::packArguments(const std::vector<Param> &params,
-                                 jit::Target device, int deviceId,
-                                 PyObject *const *args, size_t nargs,
-                                 jit::PackedArguments &packed) {
+                                       jit::Target device, int &deviceId,
+                                       PyObject *const *args, size_t nargs,
+                                       jit::PackedArguments &packed) {
   if (nargs != params.size())
     return fail(PyExc_TypeError,
                 "the kernel takes " + std::to_string(params.size()) +
@@ -628,6 +628,8 @@ bool mlir::tile::python::packArguments(const std::vector<Param> &params,
 
   // Sizes of each dynamic group, as first seen.
   std::vector<std::pair<int, std::pair<int64_t, std::string>>> groups;
+  // The first array argument: the others must be on its device.
+  size_t first = params.size();
   for (size_t i = 0; i < params.size(); ++i) {
     const Param &param = params[i];
     if (param.isScalar)
@@ -649,13 +651,22 @@ bool mlir::tile::python::packArguments(const std::vector<Param> &params,
                       deviceName(t.device.deviceType) +
                       ", but the kernel was compiled for " +
                       jit::stringifyTarget(device).str());
-    if (device != jit::Target::CPU && t.device.deviceId != deviceId)
-      return fail(PyExc_ValueError,
-                  argName(param, i) + " is on " +
-                      deviceName(t.device.deviceType) + ":" +
-                      std::to_string(t.device.deviceId) + ", but tile runs on " +
-                      jit::stringifyTarget(device).str() + ":" +
-                      std::to_string(deviceId));
+    if (device != jit::Target::CPU) {
+      auto where = [&](int32_t id) {
+        return std::string(deviceName(t.device.deviceType)) + ":" +
+               std::to_string(id);
+      };
+      if (first == params.size()) {
+        first = i;
+        deviceId = t.device.deviceId;
+      } else if (t.device.deviceId != deviceId) {
+        return fail(PyExc_ValueError,
+                    argName(param, i) + " is on " + where(t.device.deviceId) +
+                        ", but " + argName(params[first], first) + " is on " +
+                        where(deviceId) +
+                        " (a kernel's arrays must be on one device)");
+      }
+    }
     if (!matches(param.dtype, t.dtype))
       return fail(PyExc_TypeError, argName(param, i) + " expects " +
                                        dtypeName(param.dtype) + " elements, got " +

@@ -65,11 +65,13 @@ struct Param {
 /// The JIT library's element type of a frontend dtype.
 jit::ElementType toElementType(DType type);
 
-/// Checks `args` against `params` and fills `packed`. On a mismatch, sets a
-/// Python exception (TypeError or ValueError naming the argument) and
+/// Checks `args` against `params` and fills `packed`; on a GPU, sets
+/// `deviceId` to the ordinal of the device the arrays are on (left alone
+/// when there are none). On a mismatch, sets a Python exception (TypeError
+/// or ValueError naming the argument; arrays on two devices name both) and
 /// returns false.
 bool packArguments(const std::vector<Param> &params, jit::Target device,
-                   int deviceId, PyObject *const *args, size_t nargs,
+                   int &deviceId, PyObject *const *args, size_t nargs,
                    jit::PackedArguments &packed);
 
 /// Lets calls read torch tensors through torch's C-level DLPack export, or

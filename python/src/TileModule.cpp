@@ -37,10 +37,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <map>
-#include <optional>
 #include <condition_variable>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace nb = nanobind;
@@ -139,34 +140,40 @@ jit::Target parseTarget(const std::string &name) {
                             .c_str());
 }
 
-/// The process's device of each target, made on first use (the JIT
-/// library's; kernels keep a reference, so they live as long as the module).
-jit::Device *getDevice(jit::Target target, std::string *why) {
+/// The process's device of each target and GPU ordinal, made on first use
+/// (the JIT library's; kernels keep a reference, so they live as long as
+/// the module).
+jit::Device *getDevice(jit::Target target, int ordinal, std::string *why) {
   static std::mutex mutex;
-  static std::map<jit::Target, std::unique_ptr<jit::Device>> devices;
-  static std::map<jit::Target, std::string> failures;
+  static std::map<std::pair<jit::Target, int>, std::unique_ptr<jit::Device>>
+      devices;
+  static std::map<std::pair<jit::Target, int>, std::string> failures;
+  if (target == jit::Target::CPU)
+    ordinal = 0;
+  std::pair<jit::Target, int> key(target, ordinal);
   std::lock_guard<std::mutex> lock(mutex);
-  auto known = devices.find(target);
+  auto known = devices.find(key);
   if (known != devices.end())
     return known->second.get();
-  auto failed = failures.find(target);
+  auto failed = failures.find(key);
   if (failed != failures.end()) {
     *why = failed->second;
     return nullptr;
   }
   std::unique_ptr<jit::Device> device =
-      target == jit::Target::CPU ? jit::createCpuDevice()
-                                 : jit::createGpuDevice(target, "", why);
+      target == jit::Target::CPU
+          ? jit::createCpuDevice()
+          : jit::createGpuDevice(target, "", why, ordinal);
   if (!device) {
-    failures[target] = *why;
+    failures[key] = *why;
     return nullptr;
   }
-  return (devices[target] = std::move(device)).get();
+  return (devices[key] = std::move(device)).get();
 }
 
-jit::Device &requireDevice(jit::Target target) {
+jit::Device &requireDevice(jit::Target target, int ordinal = 0) {
   std::string why;
-  jit::Device *device = getDevice(target, &why);
+  jit::Device *device = getDevice(target, ordinal, &why);
   if (!device)
     throw std::runtime_error("no " + jit::stringifyTarget(target).str() +
                              " device: " + why);
@@ -221,8 +228,11 @@ public:
     runtimeSymbols = device.getRuntimeSymbols();
   }
 
-  /// Compiles one module (thread-safe; call without the GIL).
+  /// Compiles one module (thread-safe; call without the GIL). On the GPU,
+  /// in a scope of the device: loading the code there leaves the thread's
+  /// current device (torch's) as it was.
   CompileResult compile(const std::string &ir, const std::string &entry) {
+    jit::DeviceScope scope(device);
     std::unique_ptr<jit::Compiler> compiler = acquire();
     CompileResult result = compileWith(*compiler, ir, entry);
     release(std::move(compiler));
@@ -368,7 +378,8 @@ private:
 //===----------------------------------------------------------------------===//
 
 /// A compiled entry point with its parameters: calling it checks and packs
-/// the arguments and calls through the JIT library's Kernel.
+/// the arguments and calls through the JIT library's Kernel, on the GPU the
+/// arrays are on (the compiled code runs on any GPU of the target).
 class Kernel {
 public:
   Kernel(const CompileResult &result, const std::string &entry,
@@ -382,17 +393,19 @@ public:
         jit::Kernel::get(result.executable, entry, compiler.getDevice(), &error);
     if (failed(k))
       throw std::runtime_error(error);
-    kernel.emplace(std::move(*k));
-    if (kernel->getSignature().parameters.size() != this->params.size())
+    const jit::Signature &signature = k->getSignature();
+    if (signature.parameters.size() != this->params.size())
       throw std::runtime_error("internal error: the frontend describes " +
                                std::to_string(this->params.size()) +
                                " parameters, the compiled function has " +
-                               std::to_string(
-                                   kernel->getSignature().parameters.size()));
-    for (auto [param, compiled] : llvm::zip(this->params,
-                                            kernel->getSignature().parameters))
+                               std::to_string(signature.parameters.size()));
+    for (auto [param, compiled] : llvm::zip(this->params, signature.parameters))
       param.written = compiled.written;
-    packed.emplace(kernel->makeArguments());
+    packed.emplace(k->makeArguments());
+    size_t ordinal = compiler.getDevice().getOrdinal();
+    kernels.resize(ordinal + 1);
+    kernels[ordinal] = std::make_unique<jit::Kernel>(std::move(*k));
+    base = ordinal;
   }
 
   void call(nb::args args) {
@@ -400,28 +413,37 @@ public:
     PyObject *const *items = reinterpret_cast<PyTupleObject *>(tuple)->ob_item;
     size_t n = PyTuple_GET_SIZE(tuple);
     std::string error;
+    int ordinal = deviceId;
     if (device == jit::Target::CPU) {
       // A call may run long: without the GIL, on arguments of its own.
-      jit::PackedArguments local = kernel->makeArguments();
-      if (!packArguments(params, device, deviceId, items, n, local))
+      jit::PackedArguments local = kernels[base]->makeArguments();
+      if (!packArguments(params, device, ordinal, items, n, local))
         throw nb::python_error();
       LogicalResult result = success();
       {
         nb::gil_scoped_release noGil;
-        result = kernel->call(local, &error);
+        result = kernels[base]->call(local, &error);
       }
       if (failed(result))
         throw std::runtime_error("the kernel failed: " + error);
       return;
     }
-    // GPU calls hold the GIL: one PackedArguments, laid out once.
-    if (!packArguments(params, device, deviceId, items, n, *packed))
+    // GPU calls hold the GIL: one PackedArguments, laid out once. (A call
+    // that finds it in use lays out its own: torch's stream getter, where
+    // it is Python code, lets the GIL go to another thread's call.)
+    std::optional<jit::PackedArguments> own;
+    jit::PackedArguments *arguments = &*packed;
+    if (packedInUse)
+      arguments = &own.emplace(kernels[base]->makeArguments());
+    InUse inUse(packedInUse, arguments == &*packed);
+    if (!packArguments(params, device, ordinal, items, n, *arguments))
       throw nb::python_error();
-    jit::Device &d = kernel->getDevice();
+    const jit::Kernel &kernel = getKernel(ordinal);
+    jit::Device &d = kernel.getDevice();
     if (currentStream) {
       void *handle = nullptr;
-      if (!getTorchStream(deviceId, &handle)) {
-        PyObject *index = PyLong_FromLong(deviceId);
+      if (!getTorchStream(ordinal, &handle)) {
+        PyObject *index = PyLong_FromLong(ordinal);
         PyObject *stream = PyObject_CallOneArg(currentStream, index);
         Py_DECREF(index);
         if (!stream)
@@ -435,18 +457,53 @@ public:
       d.setCallerStream(handle);
       d.setSynchronous(false);
     }
-    if (failed(kernel->call(*packed, &error)))
+    if (failed(kernel.call(*arguments, &error)))
       throw std::runtime_error("the kernel failed: " + error);
   }
 
   size_t getNumParams() const { return params.size(); }
 
 private:
+  /// Marks the shared arguments in use for a call's lifetime.
+  struct InUse {
+    InUse(bool &flag, bool mark) : flag(flag), mark(mark) {
+      if (mark)
+        flag = true;
+    }
+    ~InUse() {
+      if (mark)
+        flag = false;
+    }
+    bool &flag;
+    bool mark;
+  };
+
+  /// The kernel on GPU `ordinal`, made on its first call there.
+  const jit::Kernel &getKernel(int ordinal) {
+    if (ordinal >= 0 && size_t(ordinal) < kernels.size() && kernels[ordinal])
+      return *kernels[ordinal];
+    if (ordinal < 0)
+      throw nb::value_error(("no " + jit::stringifyTarget(device).str() +
+                             " device " + std::to_string(ordinal))
+                                .c_str());
+    jit::Device &other = requireDevice(device, ordinal);
+    if (kernels.size() <= size_t(ordinal))
+      kernels.resize(ordinal + 1);
+    kernels[ordinal] =
+        std::make_unique<jit::Kernel>(kernels[base]->withDevice(other));
+    return *kernels[ordinal];
+  }
+
   std::vector<Param> params;
   jit::Target device;
+  /// The GPU of calls without arrays.
   int deviceId;
-  std::optional<jit::Kernel> kernel;
+  /// The kernel by GPU ordinal (each where it stays while calls use it);
+  /// `base` is the compiler's device.
+  std::vector<std::unique_ptr<jit::Kernel>> kernels;
+  size_t base = 0;
   std::optional<jit::PackedArguments> packed;
+  bool packedInUse = false;
 };
 
 /// Parses a parameter description from Python:
@@ -489,7 +546,7 @@ Param parseParam(nb::handle spec) {
 
 nb::object cudaDevice() {
   std::string why;
-  jit::Device *device = getDevice(jit::Target::NVIDIA, &why);
+  jit::Device *device = getDevice(jit::Target::NVIDIA, 0, &why);
   if (!device)
     return nb::make_tuple(nb::none(), why);
   nb::dict d;
@@ -499,8 +556,8 @@ nb::object cudaDevice() {
 }
 
 /// Waits for the device's work; raises the first error since the last check.
-void synchronize(const std::string &target) {
-  jit::Device &device = requireDevice(parseTarget(target));
+void synchronize(const std::string &target, int ordinal) {
+  jit::Device &device = requireDevice(parseTarget(target), ordinal);
   if (failed(device.synchronize()))
     throw std::runtime_error(device.getLastError());
 }
@@ -620,7 +677,7 @@ NB_MODULE(_tile, m) {
       "tma_store"_a = true, "tma_multicast"_a = false,
       "deepen_pipelines"_a = true,
       "The device code (PTX, AMDGPU assembly) of `ir`, with the diagnostics");
-  m.def("synchronize", &synchronize, "target"_a);
+  m.def("synchronize", &synchronize, "target"_a, "device"_a = 0);
   m.def(
       "set_current_stream",
       [](nb::handle getter) {

@@ -25,7 +25,10 @@ compiled (and, eager, run) as given. Configurations compile in parallel
 with a warning), then timed with the profiler's do_bench: ``warmup`` and
 ``rep`` are counts of calls, as TileLang's. Inputs come from
 ``set_autotune_inputs(...)``, else ``supply_prog(params)``, else (eager) the
-call's own arguments, else the supply type. The best config is remembered
+call's own arguments, else the supply type. With ``benchmark_multi_gpu=True``
+(``run``'s or the decorator's) the configurations are timed on every GPU
+(or ``benchmark_devices``) at once: a thread per device takes them from a
+shared queue, on inputs of its own device. The best config is remembered
 per call signature in memory and on disk under $TILE_CACHE_DIR/autotune
 (the function's source, the arguments, the configs, the compile and profile
 settings, the target and tile's version make the key), so a later process
@@ -42,8 +45,10 @@ import hashlib
 import inspect
 import json
 import os
+import queue
 import signal
 import threading
+import time
 import warnings
 
 from . import env
@@ -256,8 +261,20 @@ def _same_params(profiler, inputs):
     return True
 
 
+class _WorkerState:
+    """What one timing thread keeps between trials: its device (None: the
+    caller's) and its inputs there."""
+
+    def __init__(self, device=None):
+        self.device = device
+        self.inputs = None  # the last trial's (cache_input_tensors)
+        self.moved = {}  # id(list) -> (list, its copy on the device)
+
+
 class _Search:
-    """Checks and times compiled configurations; keeps the best."""
+    """Checks and times compiled configurations; keeps the best. Trials may
+    run on several threads at once (one per device): the shared results are
+    taken under a lock."""
 
     def __init__(self, profile: ProfileArgs, warmup, rep, timeout, early_stop,
                  early_stop_factor, progress, given_inputs=None):
@@ -270,22 +287,34 @@ class _Search:
         self.progress = progress
         self.captured = get_autotune_inputs()
         self.given_inputs = given_inputs
-        self.inputs = None
         self.ref_latency = None
         self.best = None  # (latency, index, kernel)
-        self.timings = []
+        self.timings = []  # (config, latency), in the configs' order
+        self._lock = threading.Lock()
+        self._ref_claimed = False
+        self._main = _WorkerState()
+        self.states = [self._main]
 
-    def _inputs_for(self, profiler):
+    @property
+    def inputs(self):
+        """The inputs of the last trial (of the caller's device first when
+        several devices ran trials)."""
+        for state in self.states:
+            if state.inputs is not None:
+                return state.inputs
+        return None
+
+    def _inputs_for(self, profiler, state):
         p = self.profile
         if self.captured is not None:
-            return list(self.captured)
+            return _state_copy(state, self.captured)
         if p.supply_prog is not None:
-            return list(p.supply_prog(profiler._get_params()))
+            return _on_device(list(p.supply_prog(profiler._get_params())), state.device)
         if self.given_inputs is not None:
-            return list(self.given_inputs)
-        if p.cache_input_tensors and self.inputs is not None and \
-                _same_params(profiler, self.inputs):
-            return self.inputs
+            return _state_copy(state, self.given_inputs)
+        if p.cache_input_tensors and state.inputs is not None and \
+                _same_params(profiler, state.inputs):
+            return state.inputs
         for q in profiler._get_params():
             if q.is_scalar():
                 raise ValueError(
@@ -294,11 +323,30 @@ class _Search:
                     "`with set_autotune_inputs(...)` or supply_prog")
         return profiler._get_inputs()
 
-    def trial(self, index, config, kernel):
+    def trial(self, index, config, kernel, state=None):
+        """Checks and times one config (on `state`'s device: that thread's
+        current one) and records its latency; a config that is wrong, fails
+        or runs past the timeout is skipped with a warning."""
+        state = state or self._main
+        latency = self._measure(config, kernel, state)
+        if latency is None:
+            return
+        with self._lock:
+            self.timings.append((index, config, latency))
+            if self.best is None or (latency, index) < self.best[:2]:
+                self.best = (latency, index, kernel)
+        if self.progress:
+            where = "" if state.device is None else f" on cuda:{state.device}"
+            print(f"Tuned Latency {latency} with config {config} at index {index}{where}")
+
+    def _measure(self, config, kernel, state):
         p = self.profile
         profiler = Profiler(kernel, p.supply_type)
-        inputs = self._inputs_for(profiler)
-        self.inputs = inputs
+        inputs = self._inputs_for(profiler, state)
+        state.inputs = inputs
+        # SIGALRM interrupts the main thread only; elsewhere a trial past the
+        # timeout is found out when it ends.
+        started = time.monotonic()
         try:
             with _deadline(self.timeout):
                 if p.ref_prog is not None and not p.skip_check:
@@ -308,32 +356,227 @@ class _Search:
                         profiler.assert_allclose(p.ref_prog, inputs, atol=p.atol, rtol=p.rtol,
                                                  max_mismatched_ratio=p.max_mismatched_ratio)
                 baseline = None
-                if self.early_stop and self.best is not None:
-                    baseline = self.best[0] * self.early_stop_factor
+                if self.early_stop:
+                    with self._lock:
+                        if self.best is not None:
+                            baseline = self.best[0] * self.early_stop_factor
                 latency = profiler.do_bench(n_warmup=self.warmup, n_repeat=self.rep,
                                             input_tensors=inputs, backend=p.backend,
                                             early_stop_baseline=baseline)
-                if self.ref_latency is None and p.ref_prog is not None:
-                    self.ref_latency = profiler.do_bench(p.ref_prog, n_warmup=self.warmup,
-                                                         n_repeat=self.rep,
-                                                         input_tensors=inputs,
-                                                         backend=p.backend)
+                if p.ref_prog is not None and self._claim_reference():
+                    try:
+                        self.ref_latency = profiler.do_bench(p.ref_prog, n_warmup=self.warmup,
+                                                             n_repeat=self.rep,
+                                                             input_tensors=inputs,
+                                                             backend=p.backend)
+                    except BaseException:
+                        # The next trial times it, as one thread would.
+                        with self._lock:
+                            self._ref_claimed = False
+                        raise
+            if self.timeout and self.timeout > 0 and \
+                    time.monotonic() - started > self.timeout:
+                raise _Timeout()
         except AssertionError as e:
-            warnings.warn(f"tile.autotune: config {config} is wrong: {e}", stacklevel=4)
-            return
+            warnings.warn(f"tile.autotune: config {config} is wrong: {e}", stacklevel=5)
+            return None
         except _Timeout:
             warnings.warn(f"tile.autotune: config {config} ran past the timeout "
-                          f"({self.timeout} s); skipped", stacklevel=4)
-            return
+                          f"({self.timeout} s); skipped", stacklevel=5)
+            return None
         except Exception as e:  # noqa: BLE001 - a config that cannot run is skipped
             warnings.warn(f"tile.autotune: config {config} failed to run: "
-                          f"{type(e).__name__}: {e}", stacklevel=4)
-            return
-        self.timings.append((config, latency))
-        if self.progress:
-            print(f"Tuned Latency {latency} with config {config} at index {index}")
-        if self.best is None or latency < self.best[0]:
-            self.best = (latency, index, kernel)
+                          f"{type(e).__name__}: {e}", stacklevel=5)
+            return None
+        return latency
+
+    def _claim_reference(self):
+        """Whether this trial times the reference (the first to ask does)."""
+        with self._lock:
+            if self._ref_claimed:
+                return False
+            self._ref_claimed = True
+            return True
+
+    def trials_on_devices(self, compiled, devices):
+        """Every (index, config, kernel) of `compiled`, checked and timed on
+        `devices` at once: a thread per device (its current CUDA device and
+        a stream of its own), each taking the next config from a shared
+        queue."""
+        states = {d: _WorkerState(d) for d in devices}
+        current = _current_cuda_device()
+        self.states = sorted(states.values(), key=lambda state: state.device != current)
+
+        def work(device, item):
+            self.trial(*item, state=states[device])
+
+        _run_parallel(compiled, devices, work, _device_scope)
+
+    def finish(self):
+        """The timings in the configs' order (as one thread gives them)."""
+        self.timings = [(c, t) for _, c, t in sorted(self.timings, key=lambda x: x[0])]
+
+
+def _current_cuda_device():
+    """torch's current CUDA device (None without one)."""
+    try:
+        import torch
+        return torch.cuda.current_device() if torch.cuda.is_available() else None
+    except Exception:  # noqa: BLE001 - no torch, or a broken CUDA installation
+        return None
+
+
+def _state_copy(state, values):
+    """`values` (the caller's inputs) on `state`'s device, copied once."""
+    if state.device is None:
+        return list(values)
+    key = id(values)
+    known = state.moved.get(key)
+    if known is None or known[0] is not values:
+        known = state.moved[key] = (values, _on_device(list(values), state.device))
+    return known[1]
+
+
+def _on_device(values, device):
+    """`values` with each CUDA tensor not on CUDA device `device` copied
+    there (None: as they are)."""
+    if device is None:
+        return values
+    out = []
+    for v in values:
+        if type(v).__module__.startswith("torch") and getattr(v, "is_cuda", False) and \
+                v.device.index != device:
+            v = v.to(f"cuda:{device}")
+        out.append(v)
+    return out
+
+
+@contextlib.contextmanager
+def _device_scope(device):
+    """A timing thread's CUDA device `device` (torch's current device on the
+    thread) and a stream of its own, which tile's kernels and torch's
+    launch on; waited for at the end."""
+    import torch
+    with torch.cuda.device(device):
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            try:
+                yield
+            finally:
+                stream.synchronize()
+
+
+def _run_parallel(items, devices, work, scope):
+    """Calls ``work(device, item)`` for each item on a thread per device,
+    each thread (inside ``scope(device)``) taking the next item from a
+    shared queue until none is left. The first exception a thread raised
+    (outside work's own handling) is raised here once every thread is done;
+    on one, the others stop taking items."""
+    jobs = queue.Queue()
+    for item in items:
+        jobs.put(item)
+    failures = []
+    stop = threading.Event()
+
+    def run(device):
+        try:
+            with scope(device):
+                while not stop.is_set():
+                    try:
+                        item = jobs.get_nowait()
+                    except queue.Empty:
+                        return
+                    work(device, item)
+        except BaseException as e:  # noqa: BLE001 - raised in the caller
+            failures.append(e)
+            stop.set()
+
+    threads = [threading.Thread(target=run, args=(d,), name=f"tile-autotune-{d}",
+                                daemon=True) for d in devices]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.1)
+    except BaseException:
+        stop.set()
+        raise
+    if failures:
+        raise failures[0]
+
+
+def _check_devices(devices):
+    """benchmark_devices as a list of distinct ordinals (None for none):
+    a TypeError or ValueError for anything else."""
+    if devices is None:
+        return None
+    if isinstance(devices, (str, bytes)) or not hasattr(devices, "__iter__"):
+        raise TypeError(f"benchmark_devices must be a list of CUDA device ordinals, "
+                        f"got {devices!r}")
+    ids = []
+    for d in devices:
+        if isinstance(d, bool) or not isinstance(d, int):
+            raise TypeError(f"benchmark_devices: {d!r} is not a CUDA device ordinal")
+        if d < 0:
+            raise ValueError(f"benchmark_devices: {d} is not a CUDA device ordinal")
+        if d not in ids:
+            ids.append(d)
+    return ids or None
+
+
+def _resolve_devices(multi_gpu, devices, target, count, current, backend="event"):
+    """The CUDA devices to time on with benchmark_multi_gpu / benchmark_devices:
+    a list of ordinals (a timing thread each), or None to time on the
+    current device in the calling thread. `target` is the resolved target,
+    `count` the GPUs torch sees, `current` its current device, `backend`
+    the profiler's."""
+    ids = _check_devices(devices)
+    if not multi_gpu:
+        if ids is not None:
+            env.note_once("tile.autotune: benchmark_devices is used with "
+                          "benchmark_multi_gpu=True; timing on the current GPU")
+        return None
+    if target != "cuda":
+        env.note_once(f"tile.autotune: benchmark_multi_gpu times on CUDA GPUs; the target is "
+                      f"{target}, so the configurations are timed here one by one")
+        return None
+    if backend != "event":
+        # CUPTI records every kernel of the process (the other threads'
+        # too); a CUDA graph capture forbids the other threads' synchronizing.
+        env.note_once(f"tile.autotune: benchmark_multi_gpu times with the event backend; "
+                      f"with backend={backend!r} the configurations are timed on the current "
+                      f"GPU one by one")
+        return None
+    if count <= 0:
+        env.note_once("tile.autotune: benchmark_multi_gpu found no CUDA GPU (torch sees "
+                      "none); timing one by one")
+        return None
+    if ids is None:
+        ids = list(range(count))
+    missing = [d for d in ids if d >= count]
+    if missing:
+        raise ValueError(f"benchmark_devices: no CUDA device {', '.join(map(str, missing))} "
+                         f"(torch sees {count}: 0 to {count - 1})")
+    if ids == [current]:
+        return None
+    return ids
+
+
+def _benchmark_devices(multi_gpu, devices, target, backend="event"):
+    """_resolve_devices for this process's GPUs (torch's view)."""
+    if not multi_gpu and devices is None:
+        return None
+    resolved = env.resolve_target(target)
+    count, current = 0, 0
+    if resolved == "cuda":
+        try:
+            import torch
+            if torch.cuda.is_available():
+                count, current = torch.cuda.device_count(), torch.cuda.current_device()
+        except ImportError:
+            pass
+    return _resolve_devices(multi_gpu, devices, resolved, count, current, backend)
 
 
 def _compile_groups(configs, compile_group, progress):
@@ -352,12 +595,18 @@ def _compile_groups(configs, compile_group, progress):
     return kernels
 
 
-def _run_search(configs, kernels, search):
+def _run_search(configs, kernels, search, devices=None):
+    """Checks and times every compiled config, here one by one or on
+    `devices` at once; returns the best (latency, index, kernel)."""
     compiled = [(i, c, k) for i, (c, k) in enumerate(zip(configs, kernels)) if k is not None]
     if not compiled:
         raise TileError("tile.autotune: no configuration compiled")
-    for i, config, kernel in compiled:
-        search.trial(i, config, kernel)
+    if devices is None:
+        for i, config, kernel in compiled:
+            search.trial(i, config, kernel)
+    else:
+        search.trials_on_devices(compiled, devices)
+    search.finish()
     if search.best is None:
         raise TileError("tile.autotune: no configuration compiled and passed its check")
     return search.best
@@ -411,12 +660,6 @@ def _key_parts(func_source, call_key, configs, compile_args, profile, target, pa
             _source(profile.manual_check_prog),
             repr((profile.supply_type, profile.rtol, profile.atol, profile.max_mismatched_ratio,
                   profile.skip_check, profile.backend))]
-
-
-def _note_multi_gpu(benchmark_multi_gpu, benchmark_devices):
-    if benchmark_multi_gpu or benchmark_devices:
-        env.note_once("tile.autotune times every configuration on the current GPU "
-                      "(benchmark_multi_gpu and benchmark_devices are accepted and ignored)")
 
 
 # ---------------------------------------------------------------------------
@@ -499,10 +742,12 @@ class AutoTuner:
             progress=True):
         """Compiles, checks and times every config; returns an
         AutotuneResult. warmup, rep: counts of calls; timeout: seconds per
-        config's check and timing."""
+        config's check and timing. benchmark_multi_gpu: time on every GPU
+        (benchmark_devices: these ordinals) at once, a thread per device."""
         if early_stop and early_stop_factor < 1.0:
             raise ValueError(f"early_stop_factor must be >= 1.0, got {early_stop_factor}")
-        _note_multi_gpu(benchmark_multi_gpu, benchmark_devices)
+        devices = _benchmark_devices(benchmark_multi_gpu, benchmark_devices,
+                                     self.compile_args.target, self.profile_args.backend)
         configs = _resolve_configs(self.configs, (), {})
         _check_keys(configs, inspect.signature(self.fn), "AutoTuner")
         parts = self._cache_parts(configs)
@@ -522,7 +767,7 @@ class AutoTuner:
         kernels = _compile_groups(configs, self._compile_group, progress)
         search = _Search(self.profile_args, warmup, rep, timeout, early_stop,
                          early_stop_factor, progress)
-        latency, index, kernel = _run_search(configs, kernels, search)
+        latency, index, kernel = _run_search(configs, kernels, search, devices)
         self.ref_latency_cache = search.ref_latency
         self.jit_input_tensors = search.inputs
         result = self._result(kernel, configs[index], latency, search.ref_latency)
@@ -556,9 +801,13 @@ class AutoTuneImpl:
                  supply_type=TensorSupplyType.Auto, ref_prog=None, supply_prog=None,
                  rtol=1e-2, atol=1e-2, max_mismatched_ratio=0.01, skip_check=False,
                  manual_check_prog=None, cache_input_tensors=False, do_not_specialize=None,
-                 early_stop=False, early_stop_factor=2.0, progress=True, backend="event"):
+                 early_stop=False, early_stop_factor=2.0, progress=True, backend="event",
+                 benchmark_multi_gpu=False, benchmark_devices=None):
         if not isinstance(supply_type, TensorSupplyType):
             raise TypeError(f"supply_type must be a tile.TensorSupplyType, got {supply_type!r}")
+        self.benchmark_multi_gpu = bool(benchmark_multi_gpu)
+        # Checked now; whether the devices exist, when tuning.
+        self.benchmark_devices = _check_devices(benchmark_devices)
         self.jit = jit_impl
         functools.update_wrapper(self, jit_impl.func)
         self.configs = configs
@@ -706,7 +955,9 @@ class AutoTuneImpl:
                     break
         search = _Search(self.profile, self.warmup, self.rep, self.timeout, self.early_stop,
                          self.early_stop_factor, self.progress, given_inputs=given)
-        latency, index, _ = _run_search(configs, kernels, search)
+        devices = _benchmark_devices(self.benchmark_multi_gpu, self.benchmark_devices,
+                                     self.jit.target, self.profile.backend)
+        latency, index, _ = _run_search(configs, kernels, search, devices)
         self.results[key] = list(search.timings)
         _store(path, configs, index, latency, search.ref_latency)
         return configs[index], latency, search.ref_latency
@@ -719,16 +970,19 @@ def autotune(func=None, *, configs=None, warmup=25, rep=100, timeout=100,
              supply_type=TensorSupplyType.Auto, ref_prog=None, supply_prog=None, rtol=1e-2,
              atol=1e-2, max_mismatched_ratio=0.01, skip_check=False, manual_check_prog=None,
              cache_input_tensors=False, do_not_specialize=None, early_stop=False,
-             early_stop_factor=2.0, progress=True, backend="event"):
+             early_stop_factor=2.0, progress=True, backend="event", benchmark_multi_gpu=False,
+             benchmark_devices=None):
     """@tile.autotune(configs=...): above @tile.jit (or a plain kernel
     builder, which it wraps in @tile.jit). warmup and rep are counts of
-    calls; timeout is seconds per configuration."""
+    calls; timeout is seconds per configuration; benchmark_multi_gpu times
+    the configurations on every GPU (or benchmark_devices) at once."""
     if func is not None:
         raise ValueError("@tile.autotune takes keyword arguments: "
                          "@tile.autotune(configs=...) above @tile.jit")
     if configs is None:
         raise ValueError("tile.autotune needs configs (a list of dicts or a function "
                          "giving them)")
+    _check_devices(benchmark_devices)
 
     def decorate(fn):
         impl = fn if isinstance(fn, JITImpl) else jit(fn)
@@ -739,7 +993,8 @@ def autotune(func=None, *, configs=None, warmup=25, rep=100, timeout=100,
                             cache_input_tensors=cache_input_tensors,
                             do_not_specialize=do_not_specialize, early_stop=early_stop,
                             early_stop_factor=early_stop_factor, progress=progress,
-                            backend=backend)
+                            backend=backend, benchmark_multi_gpu=benchmark_multi_gpu,
+                            benchmark_devices=benchmark_devices)
     return decorate
 
 

@@ -4,7 +4,8 @@
 # A suite of its own so that it runs where no build tree exists (the GPU
 # machine runs the device bundle): tile-run is in the lit parameter
 # tile_bin_dir (check-tile sets it), else $TILE_BIN_DIR, else build/bin. Tests need the `cuda` feature, present when tile-run
-# finds a GPU; elsewhere (CI) they are reported unsupported.
+# finds a GPU (`cuda2` when it finds two); elsewhere (CI) they are
+# reported unsupported.
 
 import os
 import subprocess
@@ -42,6 +43,9 @@ try:
         # Tests of Hopper's own paths need an sm_90a device.
         if "(sm_90a)" in found.stdout:
             config.available_features.add("sm_90a")
+        # Tests of kernels on another GPU than the first.
+        if "\ncuda:1: " in found.stdout:
+            config.available_features.add("cuda2")
         lit_config.note(found.stdout.strip())
 except (OSError, subprocess.TimeoutExpired):
     pass

@@ -61,6 +61,11 @@ cl::opt<std::string> targetName("target",
 cl::opt<std::string> chipName("chip",
                               cl::desc("GPU chip (default: the detected one)"),
                               cl::cat(category));
+cl::opt<unsigned> deviceOrdinal(
+    "device",
+    cl::desc("The GPU to run on, by ordinal (default 0; --list-devices "
+             "numbers them)"),
+    cl::init(0), cl::cat(category));
 // The GPU lowering's policies (GpuCodegenOptions), where the chip has what
 // each needs.
 cl::opt<bool> warpSpecialize(
@@ -230,7 +235,18 @@ int main(int argc, char **argv) {
       llvm::outs() << "cuda: none (" << why << ")\n";
       return kExitFailure;
     }
-    llvm::outs() << "cuda: " << gpu->getDescription() << "\n";
+    // One line per GPU, numbered as --device takes them.
+    int count = jit::getGpuDeviceCount(jit::Target::NVIDIA);
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      std::unique_ptr<jit::Device> other =
+          ordinal == 0 ? std::move(gpu)
+                       : jit::createGpuDevice(jit::Target::NVIDIA, chipName,
+                                              &why, ordinal);
+      llvm::outs() << "cuda:" << ordinal << ": "
+                   << (other ? other->getDescription()
+                             : "unusable (" + why + ")")
+                   << "\n";
+    }
     return 0;
   }
 
@@ -260,9 +276,11 @@ int main(int argc, char **argv) {
   if (targetName != "auto" && !jit::parseTarget(targetName))
     return usageError("unknown target '" + targetName +
                       "' (expected auto, cuda, rocm or cpu)");
+  if (targetName == "cpu" && deviceOrdinal != 0)
+    return usageError("--device numbers GPUs; the target is cpu");
   std::string error;
-  FailureOr<std::unique_ptr<jit::Device>> selected =
-      jit::selectDevice(targetName, chipName, compileOnly, error);
+  FailureOr<std::unique_ptr<jit::Device>> selected = jit::selectDevice(
+      targetName, chipName, compileOnly, error, deviceOrdinal);
   if (failed(selected))
     return fail(error);
   jit::Device *device = selected->get();
@@ -407,11 +425,13 @@ int main(int argc, char **argv) {
     referenceArrays.push_back(std::move(*ref));
   }
 
-  // Compile.
+  // Compile, on the device: its code is loaded there.
   jit::Compiler compiler(options, device->getRuntimeSymbols());
   jit::CompileReport report;
-  FailureOr<std::shared_ptr<jit::Executable>> executable =
-      compiler.compile(*module, &report);
+  FailureOr<std::shared_ptr<jit::Executable>> executable = [&] {
+    jit::DeviceScope scope(*device);
+    return compiler.compile(*module, &report);
+  }();
   if (failed(executable))
     return fail("compiling @" + entryName + " for " +
                    jit::stringifyTarget(options.target) + " failed");

@@ -229,6 +229,22 @@ TEST_F(LaunchTest, SelectsDevicesByName) {
   std::string why;
   std::unique_ptr<Device> gpu = createGpuDevice(Target::NVIDIA, "", &why);
   EXPECT_EQ((*automatic)->getTarget(), gpu ? Target::NVIDIA : Target::CPU);
+  // GPU ordinals: none on the CPU; past the last GPU, "auto" is CUDA's
+  // failure, never the CPU.
+  EXPECT_TRUE(failed(selectDevice("cpu", "", false, error, 1)));
+  EXPECT_EQ(error, "the CPU has no device 1 (device ordinals number GPUs)");
+  int count = getGpuDeviceCount(Target::NVIDIA);
+  std::string pastWhy;
+  EXPECT_EQ(createGpuDevice(Target::NVIDIA, "", &pastWhy, count + 1), nullptr);
+  EXPECT_TRUE(failed(selectDevice("auto", "", false, error, count + 1)));
+  EXPECT_EQ(error, "no CUDA device: " + pastWhy);
+  if (count > 1) {
+    FailureOr<std::unique_ptr<Device>> second =
+        selectDevice("auto", "", false, error, 1);
+    ASSERT_TRUE(succeeded(second)) << error;
+    EXPECT_EQ((*second)->getTarget(), Target::NVIDIA);
+    EXPECT_EQ((*second)->getOrdinal(), 1);
+  }
   if (gpu)
     return;
   // Without a GPU: a GPU target fails with the reason (and, where compiling
@@ -265,10 +281,29 @@ void expectGpuDeviceFromRuntime(Target target, const char *name,
   std::string runtimeWhy;
   bool present = runtime->initialize(&runtimeWhy);
   EXPECT_EQ(bool(gpu), present) << name;
-  if (!present)
+  EXPECT_EQ(getGpuDeviceCount(target), runtime->getDeviceCount()) << name;
+  // A device past the last is refused, with the count.
+  int count = runtime->getDeviceCount();
+  std::string pastWhy;
+  EXPECT_EQ(createGpuDevice(target, "", &pastWhy, count), nullptr) << name;
+  if (!present) {
     EXPECT_EQ(why, runtimeWhy) << name;
-  else
-    EXPECT_EQ(gpu->getChip(), runtime->getDeviceInfo().chip);
+    EXPECT_EQ(count, 0) << name;
+    EXPECT_EQ(pastWhy, runtimeWhy) << name;
+    return;
+  }
+  EXPECT_EQ(gpu->getChip(), runtime->getDeviceInfo().chip);
+  EXPECT_EQ(gpu->getOrdinal(), 0);
+  EXPECT_NE(pastWhy.find("(found " + std::to_string(count) + ")"),
+            std::string::npos)
+      << pastWhy;
+  // Every GPU of the machine is a device of its own, with its ordinal.
+  for (int ordinal = 1; ordinal < count; ++ordinal) {
+    std::unique_ptr<Device> other = createGpuDevice(target, "", &why, ordinal);
+    ASSERT_NE(other, nullptr) << why;
+    EXPECT_EQ(other->getOrdinal(), ordinal);
+    EXPECT_TRUE(succeeded(other->synchronize())) << other->getLastError();
+  }
 }
 
 TEST(Devices, GpuDevicesUseTheBuildsRuntimes) {
@@ -332,6 +367,15 @@ TEST_F(LaunchTest, CallsAKernelOnTheCpuWithStridesAndScalars) {
     for (int i = 0; i < 9; ++i)
       expected[i] += 0.5f * buffer[3 * i];
   }
+  // The same kernel on another device of its target (here a second CPU
+  // device; a GPU's code runs on every GPU of its runtime).
+  std::unique_ptr<Device> other = createCpuDevice();
+  Kernel moved = kernel->withDevice(*other);
+  EXPECT_EQ(&moved.getDevice(), other.get());
+  EXPECT_EQ(&kernel->getDevice(), device.get());
+  ASSERT_TRUE(succeeded(moved.call(args, &error))) << error;
+  for (int i = 0; i < 9; ++i)
+    expected[i] += 0.5f * buffer[3 * i];
   EXPECT_EQ(y, expected);
 
   FailureOr<Timing> timing = kernel->benchmark(args, 5, 1, &error);

@@ -9,9 +9,11 @@
 // fake driver that counts calls and fails on request: modules loaded once
 // per binary, functions looked up once, the dynamic shared-memory opt-in
 // once per function and size, the first failure kept for the caller, event
-// timing that checks every call, no calls without a device. Then each real
-// runtime: its mgpu* table, and either how it fails without its GPU or, on
-// a machine with one, memory, copies, synchronization and launch errors.
+// timing that checks every call, no calls without a device; several
+// devices: modules loaded on each where it first runs, launches on the
+// scope's device and stream, contexts restored. Then each real runtime: its
+// mgpu* table, and either how it fails without its GPU or, on a machine
+// with one, memory, copies, synchronization and launch errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +27,10 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace mlir::tile::runtime;
@@ -55,14 +60,26 @@ struct FakeObject {
   std::string name;
 };
 
+/// What a launch saw.
+struct FakeLaunch {
+  std::string function;
+  FakeObject *stream;
+  /// The thread's current context.
+  FakeObject *context;
+};
+
 /// Counts calls by name; a call listed in `failNext` fails once with that
 /// result. Device memory is host memory; time advances 1 ms per launch.
+/// Each device has a context ("context N"; current per thread) and its
+/// stream (device 0's is `ownStream`); a module loaded on device N > 0 is
+/// named "DATA@N".
 struct FakeDriver {
   using Result = int;
   using Module = FakeObject *;
   using Function = FakeObject *;
   using Stream = FakeObject *;
   using Event = FakeObject *;
+  using Context = FakeObject *;
   using Call = DriverCall<Result>;
   static constexpr Result kSuccess = 0;
   static constexpr Result kInvalidHandle = 400;
@@ -81,6 +98,7 @@ struct FakeDriver {
   std::map<std::string, int> calls;
   std::vector<std::pair<std::string, int32_t>> optIns;
   std::vector<Stream> launchStreams;
+  std::vector<FakeLaunch> launches;
   /// The cluster shape of each cluster launch.
   std::vector<std::array<intptr_t, 3>> clusters;
   std::vector<Stream> synchronizedStreams;
@@ -90,7 +108,11 @@ struct FakeDriver {
   std::vector<std::unique_ptr<FakeObject>> objects;
   std::map<Event, double> recorded;
 
+  /// Guards everything above: threads share the driver.
+  std::recursive_mutex mutex;
+
   Call call(const char *name) {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
     ++calls[name];
     auto it = failNext.find(name);
     if (it == failNext.end())
@@ -100,6 +122,7 @@ struct FakeDriver {
     return {result, name};
   }
   FakeObject *make(std::string name) {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
     objects.push_back(std::make_unique<FakeObject>(FakeObject{name}));
     return objects.back().get();
   }
@@ -119,25 +142,68 @@ struct FakeDriver {
     count = devices;
     return call("fakeCount");
   }
-  Call selectDevice(int) { return call("fakeSelect"); }
-  Call enterThread() { return call("fakeEnter"); }
+  std::map<int, Context> contexts;
+  std::map<std::thread::id, Context> current;
+  Call openDevice(int ordinal, Context &context) {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
+    Context &known = contexts[ordinal];
+    if (!known)
+      known = make("context " + std::to_string(ordinal));
+    context = known;
+    return call("fakeOpen");
+  }
+  Call getCurrent(Context &context) {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
+    context = current[std::this_thread::get_id()];
+    return call("fakeGetCurrent");
+  }
+  Call setCurrent(Context context) {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
+    Call result = call("fakeSetCurrent");
+    if (result.result == kSuccess)
+      current[std::this_thread::get_id()] = context;
+    return result;
+  }
+  Context getCurrentHere() {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
+    return current[std::this_thread::get_id()];
+  }
+  /// The device of the thread's current context; -1 for none.
+  int currentDevice() {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
+    Context here = current[std::this_thread::get_id()];
+    for (auto &[ordinal, context] : contexts)
+      if (context == here)
+        return ordinal;
+    return -1;
+  }
   Call createStream(Stream &stream) {
-    stream = &ownStream;
+    int device = currentDevice();
+    stream = device == 0 ? &ownStream
+                         : make("stream of device " + std::to_string(device));
     return call("fakeStreamCreate");
   }
 
+  /// DATA, or DATA@N on device N > 0.
+  std::string nameOnDevice(const void *data) {
+    std::string name = static_cast<const char *>(data);
+    int device = currentDevice();
+    return device == 0 ? name : name + "@" + std::to_string(device);
+  }
   // A module unloaded and loaded again gets its old handle back, as a
   // driver may reuse the address.
   std::map<std::string, Module> moduleHandles;
   Call loadModule(Module &module, const void *data) {
-    Module &handle = moduleHandles[static_cast<const char *>(data)];
+    std::lock_guard<std::recursive_mutex> lock(mutex);
+    std::string name = nameOnDevice(data);
+    Module &handle = moduleHandles[name];
     if (!handle)
-      handle = make(static_cast<const char *>(data));
+      handle = make(name);
     module = handle;
     return call("fakeLoad");
   }
   Call loadModuleJIT(Module &module, const void *data, int) {
-    module = make(static_cast<const char *>(data));
+    module = make(nameOnDevice(data));
     return call("fakeLoadJIT");
   }
   Call unloadModule(Module) { return call("fakeUnload"); }
@@ -151,11 +217,13 @@ struct FakeDriver {
       optIns.emplace_back(function->name, bytes);
     return result;
   }
-  Call launch(Function, intptr_t, intptr_t, intptr_t, intptr_t, intptr_t,
-              intptr_t, int32_t, Stream stream, void **, void **) {
+  Call launch(Function function, intptr_t, intptr_t, intptr_t, intptr_t,
+              intptr_t, intptr_t, int32_t, Stream stream, void **, void **) {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
     Call result = call("fakeLaunch");
     if (result.result == kSuccess) {
       launchStreams.push_back(stream);
+      launches.push_back({function->name, stream, getCurrentHere()});
       milliseconds += 1;
     }
     return result;
@@ -171,6 +239,7 @@ struct FakeDriver {
   }
 
   Call synchronizeStream(Stream stream) {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
     synchronizedStreams.push_back(stream);
     return call("fakeStreamSynchronize");
   }
@@ -223,10 +292,10 @@ struct FakeDriver {
     return call("fakeEncodeTensorMap");
   }
 
-  Call describe(DeviceInfo &info) {
-    info.name = "fake device";
+  Call describe(DeviceInfo &info, int ordinal) {
+    info.name = "fake device " + std::to_string(ordinal);
     info.chip = "fake_1";
-    info.multiprocessors = 7;
+    info.multiprocessors = 7 + ordinal;
     return call("fakeDescribe");
   }
 };
@@ -497,7 +566,7 @@ TEST(GpuRuntime, AsynchronousCallsAndCallerStreams) {
   EXPECT_EQ(h.driver.calls["fakeStreamSynchronize"], 1);
 
   FakeObject callerStream{"caller's stream"};
-  h.runtime.setStream(&callerStream);
+  h.runtime.setStream(0, &callerStream);
   EXPECT_EQ(h.get<void *(*)()>("mgpuStreamCreate")(), &callerStream);
   h.launch(kernel);
   int value = 3, copy = 0;
@@ -505,13 +574,13 @@ TEST(GpuRuntime, AsynchronousCallsAndCallerStreams) {
   EXPECT_EQ(copy, 3);
   EXPECT_EQ(h.driver.synchronizedStreams.back(), &callerStream)
       << "a copy waits for the stream it went to";
-  h.runtime.setStream(nullptr);
+  h.runtime.setStream(0, nullptr);
   h.launch(kernel);
   // The caller's default stream (null, as torch's current stream is by
   // default) is a stream of the caller's too, not "none".
-  h.runtime.setCallerStream(nullptr);
+  h.runtime.setCallerStream(0, nullptr);
   h.launch(kernel);
-  h.runtime.setStream(nullptr);
+  h.runtime.setStream(0, nullptr);
   h.launch(kernel);
   EXPECT_EQ(h.driver.launchStreams,
             (std::vector<FakeObject *>{&callerStream, &h.driver.ownStream,
@@ -530,8 +599,8 @@ TEST(GpuRuntime, WithoutADeviceNothingReachesTheDriver) {
   h.launch(reinterpret_cast<void *>(&driver));
   EXPECT_EQ(h.runtime.allocate(16), nullptr);
   EXPECT_EQ(h.synchronize(), "no FAKE device: no FAKE device 0 (found 0)");
-  for (const char *call : {"fakeLoad", "fakeLaunch", "fakeAlloc", "fakeSelect",
-                           "fakeStreamCreate"})
+  for (const char *call :
+       {"fakeLoad", "fakeLaunch", "fakeAlloc", "fakeOpen", "fakeStreamCreate"})
     EXPECT_EQ(driver.calls[call], 0) << call;
 }
 
@@ -599,6 +668,197 @@ TEST(GpuRuntime, AFailingStartNamesTheCall) {
   std::string why;
   EXPECT_FALSE(GpuRuntime<Api>::get().initialize(&why));
   EXPECT_EQ(why, "fakeStreamCreate failed: FAKE_ERROR");
+}
+
+//===----------------------------------------------------------------------===//
+// Several devices
+//===----------------------------------------------------------------------===//
+
+/// A runtime over a fake driver with `devices` GPUs.
+template <typename Api> Harness<Api> withDevices(int devices) {
+  GpuRuntime<Api>::get().getApi().devices = devices;
+  return Harness<Api>();
+}
+
+TEST(GpuRuntime, KernelsRunOnTheDeviceOfTheirScope) {
+  using Api = Fake<30>;
+  Harness<Api> h = withDevices<Api>(2);
+  EXPECT_EQ(h.runtime.getDeviceCount(), 2);
+  // Loaded where the binary is loaded (the default device), nowhere else
+  // until it runs there.
+  void *module = h.load("m");
+  void *onZero = h.function(module, "k");
+  h.launch(onZero);
+  EXPECT_EQ(h.driver.calls["fakeLoad"], 1);
+  FakeObject *zero = h.driver.contexts[0];
+  EXPECT_EQ(h.driver.getCurrentHere(), zero);
+
+  ASSERT_TRUE(h.runtime.enterDevice(1, nullptr));
+  FakeObject *one = h.driver.contexts[1];
+  EXPECT_EQ(h.driver.getCurrentHere(), one);
+  void *onOne = h.function(module, "k");
+  EXPECT_NE(onOne, onZero);
+  EXPECT_EQ(h.function(module, "k"), onOne);
+  h.launch(onOne);
+  h.launch(onOne, 65536);
+  EXPECT_EQ(h.driver.calls["fakeLoad"], 2) << "loaded on device 1 once";
+  EXPECT_EQ(h.driver.calls["fakeGetFunction"], 2);
+  // Each device's function opts in to its shared memory.
+  using OptIns = std::vector<std::pair<std::string, int32_t>>;
+  EXPECT_EQ(h.driver.optIns, (OptIns{{"m@1.k", 65536}}));
+  h.runtime.leaveDevice();
+  EXPECT_EQ(h.driver.getCurrentHere(), zero) << "the context found restored";
+
+  h.launch(h.function(module, "k"));
+  EXPECT_EQ(h.driver.calls["fakeLoad"], 2);
+  ASSERT_EQ(h.driver.launches.size(), 4u);
+  FakeObject *streamOfOne = h.driver.launches[1].stream;
+  EXPECT_NE(streamOfOne, &h.driver.ownStream);
+  std::vector<std::tuple<std::string, FakeObject *, FakeObject *>> seen;
+  for (const FakeLaunch &launch : h.driver.launches)
+    seen.emplace_back(launch.function, launch.stream, launch.context);
+  EXPECT_EQ(seen, (decltype(seen){{"m.k", &h.driver.ownStream, zero},
+                                  {"m@1.k", streamOfOne, one},
+                                  {"m@1.k", streamOfOne, one},
+                                  {"m.k", &h.driver.ownStream, zero}}));
+
+  // The last unload unloads it from both devices, each after its stream.
+  h.driver.synchronizedStreams.clear();
+  h.get<UnloadFn>("mgpuModuleUnload")(module);
+  EXPECT_EQ(h.driver.calls["fakeUnload"], 2);
+  EXPECT_EQ(h.driver.synchronizedStreams,
+            (std::vector<FakeObject *>{&h.driver.ownStream, streamOfOne}));
+  EXPECT_EQ(h.driver.getCurrentHere(), zero);
+  EXPECT_EQ(h.synchronize(), "");
+}
+
+TEST(GpuRuntime, ScopesRestoreTheContextTheyFound) {
+  using Api = Fake<31>;
+  Harness<Api> h = withDevices<Api>(3);
+  ASSERT_TRUE(h.runtime.initialize(nullptr));
+  // Another library (torch) made device 2's context current.
+  FakeObject *two = nullptr;
+  ASSERT_TRUE(h.runtime.enterDevice(2, nullptr));
+  two = h.driver.getCurrentHere();
+  h.runtime.leaveDevice();
+  FakeObject foreign{"torch's context"};
+  h.driver.setCurrent(&foreign);
+
+  ASSERT_TRUE(h.runtime.enterDevice(0, nullptr));
+  FakeObject *zero = h.driver.getCurrentHere();
+  EXPECT_EQ(zero, h.driver.contexts[0]);
+  // Nested in a scope of the same device: no driver call.
+  int calls =
+      h.driver.calls["fakeGetCurrent"] + h.driver.calls["fakeSetCurrent"];
+  ASSERT_TRUE(h.runtime.enterDevice(0, nullptr));
+  h.runtime.leaveDevice();
+  EXPECT_EQ(h.driver.calls["fakeGetCurrent"] + h.driver.calls["fakeSetCurrent"],
+            calls);
+  // Another device inside: switched to, then back.
+  ASSERT_TRUE(h.runtime.enterDevice(2, nullptr));
+  EXPECT_EQ(h.driver.getCurrentHere(), two);
+  EXPECT_EQ(h.runtime.getDeviceInfo().name, "fake device 2");
+  h.runtime.leaveDevice();
+  EXPECT_EQ(h.driver.getCurrentHere(), zero);
+  EXPECT_EQ(h.runtime.getDeviceInfo().name, "fake device 0");
+  h.runtime.leaveDevice();
+  EXPECT_EQ(h.driver.getCurrentHere(), &foreign);
+
+  // A scope of the device already current switches nothing.
+  h.driver.setCurrent(two);
+  int sets = h.driver.calls["fakeSetCurrent"];
+  ASSERT_TRUE(h.runtime.enterDevice(2, nullptr));
+  h.runtime.leaveDevice();
+  EXPECT_EQ(h.driver.calls["fakeSetCurrent"], sets);
+  EXPECT_EQ(h.driver.getCurrentHere(), two);
+}
+
+TEST(GpuRuntime, AScopeOfAMissingDeviceSaysWhy) {
+  using Api = Fake<32>;
+  Harness<Api> h = withDevices<Api>(2);
+  std::string why;
+  EXPECT_FALSE(h.runtime.enterDevice(2, &why));
+  EXPECT_EQ(why, "no FAKE device 2 (found 2)");
+  EXPECT_FALSE(h.runtime.enterDevice(-1, &why));
+  EXPECT_EQ(why, "no FAKE device -1 (found 2)");
+  // A device that fails to start says why each time it is asked for.
+  h.driver.failNext["fakeStreamCreate"] = 7;
+  EXPECT_FALSE(h.runtime.enterDevice(1, &why));
+  EXPECT_EQ(why, "fakeStreamCreate failed: FAKE_ERROR");
+  EXPECT_FALSE(h.runtime.enterDevice(1, &why));
+  EXPECT_EQ(why, "fakeStreamCreate failed: FAKE_ERROR");
+  // The default device is unaffected.
+  EXPECT_EQ(h.synchronize(), "");
+}
+
+TEST(GpuRuntime, EachDeviceHasItsStreamsAndMultiprocessors) {
+  using Api = Fake<33>;
+  Harness<Api> h = withDevices<Api>(2);
+  auto count = h.get<int32_t (*)()>("tileGpuMultiprocessorCount");
+  auto streamCreate = h.get<void *(*)()>("mgpuStreamCreate");
+  FakeObject callerStream{"caller's stream on 1"};
+  h.runtime.setCallerStream(1, &callerStream);
+  ASSERT_TRUE(h.runtime.enterDevice(1, nullptr));
+  EXPECT_EQ(streamCreate(), &callerStream);
+  EXPECT_EQ(count(), 8);
+  h.runtime.leaveDevice();
+  EXPECT_EQ(streamCreate(), &h.driver.ownStream);
+  EXPECT_EQ(count(), 7);
+  EXPECT_EQ(count(), 7);
+  EXPECT_EQ(h.driver.calls["fakeDescribe"], 2);
+}
+
+TEST(GpuRuntime, ThreadsLaunchOnTheirOwnDevices) {
+  using Api = Fake<34>;
+  Harness<Api> h = withDevices<Api>(2);
+  void *module = h.load("m");
+  auto work = [&](int device) {
+    ASSERT_TRUE(h.runtime.enterDevice(device, nullptr));
+    for (int i = 0; i < 200; ++i)
+      h.launch(h.function(module, "k"));
+    h.runtime.leaveDevice();
+  };
+  std::thread first(work, 0), second(work, 1);
+  first.join();
+  second.join();
+  std::map<std::string, int> byFunction;
+  for (const FakeLaunch &launch : h.driver.launches) {
+    ++byFunction[launch.function];
+    bool onOne = launch.function == "m@1.k";
+    EXPECT_EQ(launch.context, h.driver.contexts[onOne ? 1 : 0]);
+    EXPECT_EQ(launch.stream == &h.driver.ownStream, !onOne);
+  }
+  EXPECT_EQ(byFunction,
+            (std::map<std::string, int>{{"m.k", 200}, {"m@1.k", 200}}));
+  EXPECT_EQ(h.driver.calls["fakeLoad"], 2);
+  EXPECT_EQ(h.synchronize(), "");
+}
+
+TEST(GpuRuntime, EachDeviceKeepsItsOwnFailures) {
+  using Api = Fake<35>;
+  Harness<Api> h = withDevices<Api>(2);
+  void *module = h.load("m");
+  ASSERT_TRUE(h.runtime.enterDevice(1, nullptr));
+  h.driver.failNext["fakeLaunch"] = 9;
+  h.launch(h.function(module, "k"));
+  h.runtime.leaveDevice();
+  // A thread timing on device 0 sees nothing of device 1's failure...
+  std::string onZero = "(not run)", takenOnZero = "(not run)";
+  std::thread other([&] {
+    h.launch(h.function(module, "k"));
+    onZero = h.synchronize();
+    takenOnZero = h.runtime.takeError();
+  });
+  other.join();
+  EXPECT_EQ(onZero, "");
+  EXPECT_EQ(takenOnZero, "");
+  EXPECT_EQ(h.synchronize(), "");
+  // ... which device 1's caller gets, once.
+  ASSERT_TRUE(h.runtime.enterDevice(1, nullptr));
+  EXPECT_EQ(h.runtime.takeError(),
+            "fakeLaunch failed for kernel 'k': FAKE_ERROR (it failed)");
+  EXPECT_EQ(h.synchronize(), "");
+  h.runtime.leaveDevice();
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,6 +10,11 @@
 // with errors, and timing. tile-run, the C API and the Python binding all
 // select and use devices through this header.
 //
+// The GPUs of one runtime share the compiled code: a kernel compiled for
+// one runs on any of them (its module loaded on each at its first launch
+// there). Each GPU device's calls run in a DeviceScope of it, which makes
+// it the calling thread's device for the runtime (and the code it runs).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_JIT_DEVICE_H
@@ -44,6 +49,14 @@ public:
   virtual std::string getDescription() const = 0;
   /// Whether code can run here (an offline GPU target only compiles).
   virtual bool canRun() const { return true; }
+  /// The GPU's ordinal among its runtime's (0 on the CPU).
+  int getOrdinal() const { return ordinal; }
+
+  /// Makes this device the calling thread's for its runtime until leave():
+  /// compiled code called in between runs here (DeviceScope does both).
+  /// Fails, with getLastError(), when the device cannot be entered.
+  virtual LogicalResult enter() { return success(); }
+  virtual void leave() {}
   /// The mgpu* functions compiled host code for this device calls.
   virtual SymbolMap getRuntimeSymbols() const { return {}; }
   /// Options compiling for this device: its target and chip, the rest
@@ -91,13 +104,33 @@ public:
   const std::string &getLastError() const { return lastError; }
 
 protected:
-  Device(Target target, std::string chip)
-      : target(target), chip(std::move(chip)) {}
+  Device(Target target, std::string chip, int ordinal = 0)
+      : target(target), chip(std::move(chip)), ordinal(ordinal) {}
   LogicalResult fail(std::string message);
 
   Target target;
   std::string chip;
+  int ordinal;
   std::string lastError;
+};
+
+/// Device::enter for the scope's lifetime; false when it failed (then the
+/// device's last error says why).
+class DeviceScope {
+public:
+  explicit DeviceScope(Device &device)
+      : device(device), entered(succeeded(device.enter())) {}
+  ~DeviceScope() {
+    if (entered)
+      device.leave();
+  }
+  DeviceScope(const DeviceScope &) = delete;
+  DeviceScope &operator=(const DeviceScope &) = delete;
+  explicit operator bool() const { return entered; }
+
+private:
+  Device &device;
+  bool entered;
 };
 
 /// Warm-up calls of benchmarks unless told otherwise.
@@ -107,23 +140,27 @@ constexpr unsigned kDefaultWarmup = 3;
 std::optional<Target> parseTarget(StringRef name);
 
 std::unique_ptr<Device> createCpuDevice();
-/// The GPU of `target` (CUDA or ROCm) when this build has its runtime and
-/// the machine a device; else null, with the reason in `why`. `chip`
+/// GPU `ordinal` of `target` (CUDA or ROCm) when this build has its runtime
+/// and the machine the device; else null, with the reason in `why`. `chip`
 /// overrides the detected chip.
 std::unique_ptr<Device> createGpuDevice(Target target, StringRef chip,
-                                        std::string *why = nullptr);
+                                        std::string *why = nullptr,
+                                        int ordinal = 0);
+/// The GPUs of `target` the machine has (0 without its runtime's driver).
+int getGpuDeviceCount(Target target);
 /// A GPU target without a device, to compile for `chip` only.
 std::unique_ptr<Device> createOfflineDevice(Target target, StringRef chip);
 
 /// The device `target` names: "cpu", "cuda", "rocm", or "auto" (a CUDA GPU
-/// when one is found, else the CPU). A GPU target without its device fails
-/// ("no CUDA device: REASON"), unless `allowOffline` and `chip` are given:
-/// then it is an offline device. Unknown names fail too ("unknown target
-/// 'tpu' (expected auto, cuda, rocm or cpu)").
-FailureOr<std::unique_ptr<Device>> selectDevice(StringRef target,
-                                                StringRef chip,
-                                                bool allowOffline,
-                                                std::string &error);
+/// when one is found, else the CPU); of a GPU target, GPU `ordinal`. A GPU
+/// target without its device fails ("no CUDA device: REASON"), unless
+/// `allowOffline` and `chip` are given: then it is an offline device. So
+/// does "auto" with an ordinal other than 0 and no such GPU. Unknown names
+/// fail too ("unknown target 'tpu' (expected auto, cuda, rocm or cpu)"),
+/// and a GPU ordinal other than 0 on the CPU.
+FailureOr<std::unique_ptr<Device>>
+selectDevice(StringRef target, StringRef chip, bool allowOffline,
+             std::string &error, int ordinal = 0);
 
 } // namespace mlir::tile::jit
 

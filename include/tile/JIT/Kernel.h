@@ -44,14 +44,22 @@ public:
 
   const Signature &getSignature() const { return *signature; }
   Device &getDevice() const { return *device; }
+  /// The same function on `other`, a GPU of the same runtime as this
+  /// kernel's device: the compiled code runs on any of them.
+  Kernel withDevice(Device &other) const {
+    Kernel kernel = *this;
+    kernel.device = &other;
+    return kernel;
+  }
   Executable::PackedFunction getEntryPoint() const { return entryPoint; }
 
   /// Arguments laid out for this kernel, to fill and reuse across calls.
   PackedArguments makeArguments() const { return PackedArguments(*signature); }
 
-  /// One call. On a synchronous device it waits and fails with the first
-  /// runtime error; otherwise it returns once launched and fails only with
-  /// errors already recorded (launch failures).
+  /// One call, on the kernel's device (in a DeviceScope of it). On a
+  /// synchronous device it waits and fails with the first runtime error;
+  /// otherwise it returns once launched and fails only with errors already
+  /// recorded (launch failures).
   LogicalResult call(PackedArguments &arguments, std::string *error) const;
 
   /// Device time per call (Device::benchmark) and host time per launch

@@ -99,6 +99,7 @@ struct CUlaunchConfig {
   X(cuDeviceGetName, "cuDeviceGetName", CUresult (*)(char *, int, CUdevice))   \
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain",                      \
     CUresult (*)(CUcontext *, CUdevice))                                       \
+  X(cuCtxGetCurrent, "cuCtxGetCurrent", CUresult (*)(CUcontext *))             \
   X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult (*)(CUcontext))               \
   X(cuGetErrorName, "cuGetErrorName", CUresult (*)(CUresult, const char **))   \
   X(cuGetErrorString, "cuGetErrorString",                                      \

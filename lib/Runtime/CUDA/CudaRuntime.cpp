@@ -45,6 +45,7 @@ struct CudaApi {
   using Function = CUfunction;
   using Stream = CUstream;
   using Event = CUevent;
+  using Context = CUcontext;
   using Call = DriverCall<Result>;
   static constexpr Result kSuccess = cuda::kSuccess;
   static constexpr Result kInvalidHandle = kErrorInvalidHandle;
@@ -86,15 +87,19 @@ struct CudaApi {
 
   Call initialize() { return TILE_CALL(cuInit, 0); }
   Call countDevices(int &count) { return TILE_CALL(cuDeviceGetCount, &count); }
-  Call selectDevice(int ordinal) {
+  Call openDevice(int ordinal, Context &context) {
+    CUdevice device = 0;
     Call call = TILE_CALL(cuDeviceGet, &device, ordinal);
     if (call.result == kSuccess)
       call = TILE_CALL(cuDevicePrimaryCtxRetain, &context, device);
-    if (call.result == kSuccess)
-      call = enterThread();
     return call;
   }
-  Call enterThread() { return TILE_CALL(cuCtxSetCurrent, context); }
+  Call getCurrent(Context &context) {
+    return TILE_CALL(cuCtxGetCurrent, &context);
+  }
+  Call setCurrent(Context context) {
+    return TILE_CALL(cuCtxSetCurrent, context);
+  }
   Call createStream(Stream &stream) {
     return TILE_CALL(cuStreamCreate, &stream, kStreamNonBlocking);
   }
@@ -230,9 +235,12 @@ struct CudaApi {
                      static_cast<CUtensorMapFloatOOBfill>(oobFill));
   }
 
-  Call describe(DeviceInfo &info) {
+  Call describe(DeviceInfo &info, int ordinal) {
+    CUdevice device = 0;
+    Call call = TILE_CALL(cuDeviceGet, &device, ordinal);
     char name[256] = {0};
-    Call call = TILE_CALL(cuDeviceGetName, name, sizeof(name), device);
+    if (call.result == kSuccess)
+      call = TILE_CALL(cuDeviceGetName, name, sizeof(name), device);
     info.name = name;
     int major = 0, minor = 0, multiprocessors = 0, shared = 0;
     for (auto [value, attribute] :
@@ -257,8 +265,6 @@ struct CudaApi {
 
 private:
   Driver driver;
-  CUdevice device = 0;
-  CUcontext context = nullptr;
 };
 
 } // namespace

@@ -87,6 +87,7 @@ union HipDevicePropertiesStorage {
   X(hipInit, "hipInit", hipError_t (*)(unsigned))                              \
   X(hipGetDeviceCount, "hipGetDeviceCount", hipError_t (*)(int *))             \
   X(hipSetDevice, "hipSetDevice", hipError_t (*)(int))                         \
+  X(hipGetDevice, "hipGetDevice", hipError_t (*)(int *))                       \
   X(hipGetDeviceProperties, "hipGetDeviceProperties",                          \
     hipError_t (*)(HipDeviceProperties *, int))                                \
   X(hipGetErrorName, "hipGetErrorName", const char *(*)(hipError_t))           \

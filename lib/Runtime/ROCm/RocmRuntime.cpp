@@ -39,6 +39,8 @@ struct HipApi {
   using Function = hipFunction_t;
   using Stream = hipStream_t;
   using Event = hipEvent_t;
+  /// HIP's current device is per host thread: its ordinal.
+  using Context = int;
   using Call = DriverCall<Result>;
   static constexpr Result kSuccess = hip::kSuccess;
   static constexpr Result kInvalidHandle = kErrorInvalidResourceHandle;
@@ -76,12 +78,15 @@ struct HipApi {
 
   Call initialize() { return TILE_CALL(hipInit, 0); }
   Call countDevices(int &count) { return TILE_CALL(hipGetDeviceCount, &count); }
-  Call selectDevice(int ordinal) {
-    device = ordinal;
-    return enterThread();
+  // HIP retains each device's primary context itself.
+  Call openDevice(int ordinal, Context &context) {
+    context = ordinal;
+    return {kSuccess, "hipSetDevice"};
   }
-  // HIP's current device is per host thread.
-  Call enterThread() { return TILE_CALL(hipSetDevice, device); }
+  Call getCurrent(Context &context) {
+    return TILE_CALL(hipGetDevice, &context);
+  }
+  Call setCurrent(Context context) { return TILE_CALL(hipSetDevice, context); }
   Call createStream(Stream &stream) {
     return TILE_CALL(hipStreamCreateWithFlags, &stream, kStreamNonBlocking);
   }
@@ -161,10 +166,10 @@ struct HipApi {
     return Call{kErrorNotSupported, "tensor maps"};
   }
 
-  Call describe(DeviceInfo &info) {
+  Call describe(DeviceInfo &info, int ordinal) {
     HipDevicePropertiesStorage storage{};
     HipDeviceProperties &properties = storage.properties;
-    Call call = TILE_CALL(hipGetDeviceProperties, &properties, device);
+    Call call = TILE_CALL(hipGetDeviceProperties, &properties, ordinal);
     if (call.result != kSuccess)
       return call;
     info.name = properties.name;
@@ -178,7 +183,6 @@ struct HipApi {
 
 private:
   Hip hip;
-  int device = 0;
 };
 
 } // namespace
