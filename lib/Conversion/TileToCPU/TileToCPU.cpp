@@ -15,14 +15,17 @@
 // order: its finalize has nothing to combine.
 //
 // A kernel that reads thread indices runs each block's threads as an
-// OpenMP team (the blocks one after another): its code outside tile ops in
-// every thread, its tile ops in the team's first thread between barriers,
-// tile.barrier as the team's barrier.
+// OpenMP team (the blocks one after another; Threads.cpp): its code outside
+// tile ops in every thread, its tile ops in the team's first thread between
+// barriers, tile.barrier as the team's barrier.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Conversion/Passes.h"
 #include "tile/Conversion/TileToCPU/TileToCPU.h"
+
+#include "Threads.h"
+
+#include "tile/Conversion/Passes.h"
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
@@ -39,7 +42,6 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <functional>
 #include <memory>
 
 namespace mlir::tile {
@@ -73,8 +75,7 @@ TileToCPUTypeConverter::TileToCPUTypeConverter() {
 
 namespace {
 
-/// The warp size thread indices count lanes and warps in (NVIDIA's).
-constexpr int64_t kCpuWarpSize = 32;
+using namespace mlir::tile::cpu_lowering;
 
 Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
@@ -281,73 +282,6 @@ struct KernelLowering : OpConversionPattern<KernelOp> {
   }
 
 private:
-  /// Whether `kernel`'s threads differ: it reads a thread index.
-  static bool readsThreadIds(KernelOp kernel) {
-    return kernel.walk([](ThreadIdOp) { return WalkResult::interrupt(); })
-        .wasInterrupted();
-  }
-
-  /// In a kernel run by a team of threads, `thread` the running one's
-  /// index: thread indices from it, barriers as the team's, and each tile
-  /// op (and each print of a buffer, by one thread) run by the team's
-  /// first thread while the others wait.
-  static void lowerThreadOps(KernelOp kernel, Value thread,
-                             ConversionPatternRewriter &rewriter) {
-    SmallVector<Operation *> threadOps, collectives;
-    std::function<void(Block &)> visit = [&](Block &block) {
-      for (Operation &op : block) {
-        if (isa<ThreadIdOp, BarrierOp>(op)) {
-          threadOps.push_back(&op);
-          continue;
-        }
-        auto print = dyn_cast<PrintOp>(op);
-        bool collective = (op.hasTrait<BlockLevel>() &&
-                           !isa<AllocSharedOp, FragmentOp, PipelinedOp>(op)) ||
-                          (print && print.isPrintedByOneThread());
-        if (collective) {
-          collectives.push_back(&op);
-          continue;
-        }
-        for (Region &region : op.getRegions())
-          for (Block &nested : region)
-            visit(nested);
-      }
-    };
-    visit(kernel.getBody().front());
-    for (Operation *op : threadOps) {
-      rewriter.setInsertionPoint(op);
-      Location loc = op->getLoc();
-      if (isa<BarrierOp>(op)) {
-        rewriter.replaceOpWithNewOp<omp::BarrierOp>(op);
-        continue;
-      }
-      Value index = thread;
-      Value warp = constantIndex(rewriter, loc, kCpuWarpSize);
-      switch (cast<ThreadIdOp>(op).getUnit()) {
-      case ThreadUnit::Thread:
-        break;
-      case ThreadUnit::Lane:
-        index = arith::RemUIOp::create(rewriter, loc, index, warp);
-        break;
-      case ThreadUnit::Warp:
-        index = arith::DivUIOp::create(rewriter, loc, index, warp);
-        break;
-      }
-      rewriter.replaceOp(op, index);
-    }
-    for (Operation *op : collectives) {
-      Location loc = op->getLoc();
-      rewriter.setInsertionPoint(op);
-      omp::BarrierOp::create(rewriter, loc);
-      auto masked = omp::MaskedOp::create(rewriter, loc, Value());
-      rewriter.createBlock(&masked.getRegion());
-      Operation *end = omp::TerminatorOp::create(rewriter, loc);
-      rewriter.moveOpBefore(op, end);
-      rewriter.setInsertionPointAfter(masked);
-      omp::BarrierOp::create(rewriter, loc);
-    }
-  }
-
   /// `func.func private @name() -> i32`, declared once.
   static func::FuncOp getRuntimeFunction(Operation *op, RewriterBase &rewriter,
                                          StringRef name) {

@@ -15,7 +15,7 @@
 #include "GpuLowering.h"
 #include "KernelContext.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -23,20 +23,8 @@ using namespace mlir::tile::gpu_lowering;
 
 static LogicalResult lowerThreadId(const KernelContext &k,
                                    PatternRewriter &rewriter, ThreadIdOp op) {
-  Location loc = op.getLoc();
-  Value index = k.threadId;
-  Value warp = k.constant(rewriter, loc, k.target.warpSize);
-  switch (op.getUnit()) {
-  case ThreadUnit::Thread:
-    break;
-  case ThreadUnit::Lane:
-    index = arith::RemUIOp::create(rewriter, loc, index, warp);
-    break;
-  case ThreadUnit::Warp:
-    index = arith::DivUIOp::create(rewriter, loc, index, warp);
-    break;
-  }
-  rewriter.replaceOp(op, index);
+  rewriter.replaceOp(op, buildThreadIndex(rewriter, op.getLoc(), op.getUnit(),
+                                          k.threadId, k.target.warpSize));
   return success();
 }
 

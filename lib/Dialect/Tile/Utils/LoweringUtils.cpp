@@ -77,6 +77,16 @@ Value mlir::tile::buildInBounds(OpBuilder &b, Location loc, Value memref,
   return all;
 }
 
+Value mlir::tile::buildThreadIndex(OpBuilder &b, Location loc, ThreadUnit unit,
+                                   Value thread, int64_t warpSize) {
+  if (unit == ThreadUnit::Thread)
+    return thread;
+  Value warp = arith::ConstantIndexOp::create(b, loc, warpSize);
+  if (unit == ThreadUnit::Lane)
+    return arith::RemUIOp::create(b, loc, thread, warp);
+  return arith::DivUIOp::create(b, loc, thread, warp);
+}
+
 static LLVM::AtomicOrdering getOrdering(MemoryOrder order) {
   switch (order) {
   case MemoryOrder::Acquire:

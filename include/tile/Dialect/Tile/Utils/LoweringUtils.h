@@ -39,6 +39,11 @@ SmallVector<Value> getBlockIdsOfLinear(OpBuilder &b, Location loc, Value linear,
 Value buildInBounds(OpBuilder &b, Location loc, Value memref,
                     ValueRange index);
 
+/// The index of a thread in `unit`s (tile.thread_id's) from its index
+/// `thread` in the block, for warps of `warpSize` threads.
+Value buildThreadIndex(OpBuilder &b, Location loc, ThreadUnit unit,
+                       Value thread, int64_t warpSize);
+
 /// Replaces tile.fence `fence` with an LLVM fence of its order at
 /// `syncScope` (the target's name for the whole device; empty: the
 /// system's).
