@@ -262,6 +262,35 @@ def test_dtype_names():
     assert T.dtype("float8_e4m3fn").bits == 8 and T.int16.itemsize == 2
 
 
+def test_dtypes_are_their_names():
+    """TileLang's dtypes are strings: programs pass them to getattr(torch, ...)."""
+    import pickle
+    assert isinstance(T.bfloat16, str) and str.__str__(T.bfloat16) == "bfloat16"
+    assert getattr(np, T.float32) is np.float32
+    assert T.float32 == "float" and not (T.float32 != "float")
+    assert T.float32 != "float16" and T.float32 != T.float16
+    assert pickle.loads(pickle.dumps(T.float16)) is T.float16
+    assert repr(T.int8) == "T.int8" and f"{T.int8}" == "int8"
+
+
+def test_register_hints_are_accepted():
+    @T.prim_func
+    def k(X: T.Tensor((8,), T.float32)):
+        with T.Kernel(1, threads=32) as _:
+            T.no_set_max_nreg()
+            T.disable_warp_group_reg_alloc()
+            for i in T.Parallel(8):
+                X[i] = X[i] + 1.0
+    x = np.arange(8, dtype=np.float32)
+    arg = to_device(x.copy())
+    tile.compile(k, target=TARGET)(arg)
+    np.testing.assert_array_equal(to_numpy(arg), x + 1)
+    with pytest.raises(tile.TileError, match="inside a T.Kernel"):
+        @T.prim_func
+        def outside(X: T.Tensor((8,), T.float32)):
+            T.no_set_max_nreg()
+
+
 def test_fp8_module():
     from tile.language.fp8 import determine_fp8_type
     import tile.language.fp8 as fp8

@@ -5,18 +5,18 @@ from __future__ import annotations
 from ..errors import TileError
 
 
-class dtype:
+class dtype(str):
     """An element type: ``T.float16``, ``T.int32`` ... (compare with ``==``,
-    also against TileLang's strings such as ``"float16"``)."""
-
-    __slots__ = ("name", "ir", "bits", "kind", "code")
+    also against TileLang's strings such as ``"float16"``). As TileLang's, it
+    is a string, its name: ``getattr(torch, T.bfloat16)`` is
+    ``torch.bfloat16``."""
 
     def __new__(cls, *args):
         # T.dtype("float16"), T.dtype(T.float16), T.dtype(torch.float16):
         # TileLang's conversion to the canonical dtype.
         if len(args) == 1:
             return as_dtype(args[0])
-        return super().__new__(cls)
+        return super().__new__(cls, args[0])
 
     def __init__(self, *args):
         if len(args) == 1:  # T.dtype(x): __new__ gave an existing dtype
@@ -61,8 +61,16 @@ class dtype:
                 return False
         return NotImplemented
 
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
     def __hash__(self):
         return hash(self.name)
+
+    def __reduce__(self):
+        # Unpickled as the canonical dtype of its name.
+        return (as_dtype, (self.name,))
 
     def __repr__(self):
         return f"T.{self.name}"

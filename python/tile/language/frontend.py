@@ -775,7 +775,7 @@ def _eval_annotations(func):
             except ValueError:
                 pass
     for k, v in anns.items():
-        if isinstance(v, str):
+        if isinstance(v, str) and not isinstance(v, dt.dtype):
             try:
                 v = eval(v, scope)  # noqa: S307 - the user's own annotation
             except Exception as e:

@@ -362,6 +362,20 @@ def device_assert(condition, msg=""):
     b.emit(f'cf.assert {c.name}, "{text}"', result=False)
 
 
+def no_set_max_nreg():
+    """T.no_set_max_nreg(): TileLang's request that its warp specialization
+    set no register budgets. tile sets them only in the warp specialization
+    it chooses itself (docs/pipeline.md), for its own producer and
+    consumers: the hint changes no result and is accepted as it is."""
+    _kernel()
+
+
+def disable_warp_group_reg_alloc():
+    """T.disable_warp_group_reg_alloc(): as T.no_set_max_nreg (accepted; tile
+    chooses its warp groups' register budgets)."""
+    _kernel()
+
+
 def use_swizzle(panel_size=8, order="row", enable=True):
     """T.use_swizzle: rasterize block ids in panels (L2 reuse). The order
     blocks run in changes, not what they compute: on a grid that is not
