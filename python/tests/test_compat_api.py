@@ -897,3 +897,41 @@ def test_examples_script_table(tmp_path):
     only = run_python([SCRIPT, str(root), "-k", "good"], cwd=str(tmp_path))
     assert only.returncode == 0 and "1 of 1 passed" in only.stdout
 
+
+def test_contrib_nvcc_queries():
+    from tile.contrib import nvcc
+    assert nvcc.get_target_compute_version("sm_90a") == "9.0"
+    assert nvcc.get_target_compute_version({"arch": "sm_100a"}) == "10.0"
+    assert nvcc.get_target_compute_version("sm_89") == "8.9"
+    assert nvcc.parse_compute_version("8.6") == (8, 6)
+    assert nvcc.get_target_arch("9.0") == "90a" and nvcc.get_target_arch((8, 0)) == "80"
+    assert nvcc.have_fp8("8.9") and not nvcc.have_fp8("8.6") and nvcc.have_bf16("8.0")
+    assert nvcc.have_tma("sm_90a") and not nvcc.have_tma("sm_80")
+    assert nvcc.is_hopper("sm_90a") and not nvcc.is_hopper("sm_100a")
+    with pytest.raises(ValueError, match="unsupported arch"):
+        nvcc.get_target_compute_version("sm_x")
+    info, _ = tile.env.cuda_device()
+    if info is None:
+        with pytest.raises(ValueError, match="no CUDA device was found"):
+            nvcc.get_target_compute_version()
+    else:
+        assert nvcc.get_target_compute_version() == \
+            nvcc.get_target_compute_version(info["chip"])
+
+
+def test_engine_callbacks_are_kept_and_noted():
+    from tile.engine import callback
+    tile.env._noted.clear()
+
+    def rewrite(code, target):
+        return code
+
+    with pytest.warns(UserWarning, match="never called"):
+        assert callback.register_cuda_postproc_callback(rewrite) is rewrite
+    assert callback.registered["cuda"] is rewrite
+    assert callback.register_hip_postproc_callback(override=True)(rewrite) is rewrite
+    with pytest.raises(ValueError, match="already registered"):
+        callback.register_cuda_postproc(rewrite, override=False)
+    with pytest.raises(TypeError, match="must be callable"):
+        callback.register_c_postproc(3)
+    tile.env._noted.clear()

@@ -1,0 +1,2 @@
+"""TileLang's ``tilelang.contrib``: the CUDA target queries its programs
+use (``tile.contrib.nvcc``)."""

@@ -1,0 +1,2 @@
+"""TileLang's ``tilelang.engine``: its code-generation callbacks
+(``tile.engine.callback``)."""
