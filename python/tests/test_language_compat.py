@@ -453,6 +453,35 @@ def test_alloc_var_forms(rng):
     np.testing.assert_array_equal(run(var_forms, x), [x.sum(), x.max(), 6, x.min()])
 
 
+# T.alloc_fragment's scope, as TileLang's: "local" a per-thread array (a
+# counter, TileLang's stream-K example), "shared" shared memory.
+@tile.jit(out_idx=[-1], target=TARGET)
+def fragment_scopes(N, block=16):
+    @T.prim_func
+    def k(X: T.Tensor((N,), T.float32), Y: T.Tensor((N,), T.float32)):
+        with T.Kernel(T.ceildiv(N, block), threads=32) as bx:
+            it = T.alloc_fragment((1,), T.int32, "local")
+            s = T.alloc_fragment((block,), T.float32, "shared")
+            T.copy(X[bx * block], s)
+            it[0] = 1
+            for _ in T.serial(3):
+                for i in T.Parallel(block):
+                    s[i] = s[i] * T.cast(it[0], T.float32)
+                it[0] += 1
+            T.copy(s, Y[bx * block])
+    return k
+
+
+def test_fragment_scopes(rng):
+    x = rng.standard_normal(37).astype(np.float32)
+    np.testing.assert_allclose(run(fragment_scopes(37), x), x * 6, rtol=1e-6)
+    with pytest.raises(tile.TileError, match="unknown scope 'global'"):
+        @T.prim_func
+        def bad(X: T.Tensor((8,), T.float32)):
+            with T.Kernel(1) as _:
+                T.alloc_fragment((8,), T.float32, "global")
+
+
 # -- atomics -----------------------------------------------------------------------
 
 

@@ -431,7 +431,17 @@ def alloc_shared(shape, dtype, scope="shared.dyn"):
 
 
 def alloc_fragment(shape, dtype, scope="local.fragment"):
-    """T.alloc_fragment: a register tile spread over the block's threads."""
+    """T.alloc_fragment: a register tile spread over the block's threads. As
+    in TileLang, the scope says where the buffer is: ``"local"`` a
+    per-thread array (T.alloc_local), ``"shared"`` / ``"shared.dyn"`` shared
+    memory (T.alloc_shared)."""
+    if scope == "local":
+        return alloc_local(shape, dtype)
+    if scope in ("shared", "shared.dyn"):
+        return alloc_shared(shape, dtype)
+    if scope != "local.fragment":
+        raise error(f"T.alloc_fragment: unknown scope {scope!r} (local.fragment, local, "
+                    "shared or shared.dyn)")
     return _alloc("fragment", shape, dtype, "T.alloc_fragment")
 
 
