@@ -26,7 +26,6 @@
 #include "Threads.h"
 
 #include "tile/Conversion/Passes.h"
-
 #include "tile/Dialect/Tile/IR/TileOps.h"
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 #include "tile/Dialect/Tile/Utils/PrintLines.h"

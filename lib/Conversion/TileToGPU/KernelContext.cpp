@@ -166,35 +166,25 @@ LogicalResult KernelContext::lowerBlock(Block &block,
 /// operands. Returns true when `op` was such an access.
 static FailureOr<bool> lowerSharedAccess(const KernelContext &k, Operation &op,
                                          PatternRewriter &rewriter) {
-  auto rewrite = [&](Value memref, ValueRange indices,
-                     auto build) -> FailureOr<bool> {
-    const SharedStorage *shared = k.getShared(memref);
+  auto retarget = [&](auto access) {
+    const SharedStorage *shared = k.getShared(access.getMemref());
     if (!shared)
       return false;
-    rewriter.setInsertionPoint(&op);
-    Value offset = k.sharedOffset(rewriter, op.getLoc(), *shared, indices);
-    build(shared->memory, offset);
+    rewriter.setInsertionPoint(access);
+    Value offset =
+        k.sharedOffset(rewriter, access.getLoc(), *shared, access.getIndices());
+    rewriter.modifyOpInPlace(access, [&] {
+      access.getMemrefMutable().assign(shared->memory);
+      access.getIndicesMutable().assign(offset);
+    });
     return true;
   };
   if (auto load = dyn_cast<memref::LoadOp>(op))
-    return rewrite(load.getMemref(), load.getIndices(),
-                   [&](Value memory, Value offset) {
-                     rewriter.replaceOpWithNewOp<memref::LoadOp>(
-                         load, memory, ValueRange{offset});
-                   });
+    return retarget(load);
   if (auto store = dyn_cast<memref::StoreOp>(op))
-    return rewrite(store.getMemref(), store.getIndices(),
-                   [&](Value memory, Value offset) {
-                     rewriter.replaceOpWithNewOp<memref::StoreOp>(
-                         store, store.getValue(), memory, ValueRange{offset});
-                   });
+    return retarget(store);
   if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op))
-    return rewrite(atomic.getMemref(), atomic.getIndices(),
-                   [&](Value memory, Value offset) {
-                     rewriter.replaceOpWithNewOp<memref::AtomicRMWOp>(
-                         atomic, atomic.getKind(), atomic.getValue(), memory,
-                         ValueRange{offset});
-                   });
+    return retarget(atomic);
   for (Value operand : op.getOperands())
     if (k.getShared(operand))
       return op.emitOpError(

@@ -268,6 +268,8 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     if (failed(plan))
       return failure();
     KernelContext context(*plan);
+    // Fences first, wherever they are: a tile.parallel body's ops are
+    // cloned for each slot a thread holds, and LLVM fences clone as they are.
     lowerFences(rewriter, kernel, context.codegen.getDeviceSyncScope());
 
     Location loc = kernel.getLoc();

@@ -136,20 +136,32 @@ def get_thread_extent(dim=0):
     """``T.get_thread_extent(d)``: the block's thread count along dim `d` of
     ``T.Kernel(..., threads=(x, y, z))`` (1 past the dims given)."""
     k = _kernel()
+    d = _thread_dim(dim)
+    return k.thread_dims[d] if d < len(k.thread_dims) else 1
+
+
+def _thread_dim(dim):
     d = static_int(dim, "the thread dim")
     if not 0 <= d < 3:
         raise error(f"the thread dim must be 0, 1 or 2, got {d}")
-    return k.thread_dims[d] if d < len(k.thread_dims) else 1
+    return d
+
+
+def _outside_parallel(what, why):
+    """The builder, checked to be in a kernel and not in a T.Parallel body
+    (`why` says what to do instead)."""
+    b = current_builder(what)
+    _kernel()
+    if b.innermost("parallel") is not None:
+        raise error(f"{what} in a T.Parallel body: {why}")
+    return b
 
 
 def _thread_index(unit, what):
     """A ``tile.thread_id`` of `unit` (thread, lane, warp): the running
     thread's index, as an index value."""
-    b = current_builder(what)
-    _kernel()
-    if b.innermost("parallel") is not None:
-        raise error(f"{what} in a T.Parallel body: the compiler assigns its "
-                    "iterations to threads; use it outside the loop")
+    b = _outside_parallel(what, "the compiler assigns its iterations to threads; "
+                                "use it outside the loop")
     v, _ = b.emit(f"{{result}} = tile.thread_id {unit} : index", dt.index)
     return v
 
@@ -160,9 +172,9 @@ def get_thread_binding(dim=0):
     fastest). Code outside tile ops runs in every thread; with a thread's
     index each computes its own part (docs/python.md)."""
     k = _kernel()
-    d = static_int(dim, "the thread dim")
-    if not 0 <= d < 3:
-        raise error(f"the thread dim must be 0, 1 or 2, got {d}")
+    d = _thread_dim(dim)
+    if d >= len(k.thread_dims):
+        return constant(0, dt.index)
     t = _thread_index("thread", "T.get_thread_binding")
     below = 1
     for extent in k.thread_dims[:d]:
@@ -171,8 +183,6 @@ def get_thread_binding(dim=0):
         t = t // below
     if d < len(k.thread_dims) - 1:
         t = t % k.thread_dims[d]
-    elif d >= len(k.thread_dims):
-        return constant(0, dt.index)
     return t
 
 
@@ -231,11 +241,8 @@ def sync_threads(barrier_id=None, arrive_count=None):
     if barrier_id is not None or arrive_count is not None:
         raise error("T.sync_threads(barrier_id, arrive_count) (a named barrier of "
                     "some threads) is not supported: tile's barrier is the whole block's")
-    b = current_builder("T.sync_threads")
-    _kernel()
-    if b.innermost("parallel") is not None:
-        raise error("T.sync_threads in a T.Parallel body: a barrier is for the "
-                    "whole block, outside the loop")
+    b = _outside_parallel("T.sync_threads", "a barrier is for the whole block, outside "
+                                            "the loop")
     b.emit("tile.barrier", result=False)
 
 
