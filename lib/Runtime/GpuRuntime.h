@@ -391,15 +391,21 @@ private:
         *why = whyNot(ordinal);
       return false;
     }
+    bool started = openOnce(ordinal);
+    if (!started && why)
+      *why = devices[ordinal].error;
+    return started;
+  }
+
+  /// Opens device `ordinal` (a valid ordinal) the first time it is asked
+  /// for; whether it is open.
+  bool openOnce(int ordinal) {
     DeviceState &device = devices[ordinal];
     std::call_once(device.once, [&] {
       device.ready.store(openDevice(ordinal, device.error),
                          std::memory_order_release);
     });
-    bool started = device.ready.load(std::memory_order_acquire);
-    if (!started && why)
-      *why = device.error;
-    return started;
+    return device.ready.load(std::memory_order_acquire);
   }
 
   /// Why device `ordinal` cannot be used.
@@ -407,22 +413,29 @@ private:
     if (!ready)
       return startError;
     if (ordinal < 0 || ordinal >= deviceCount)
-      return std::string("no ") + Api::kName + " device " +
-             std::to_string(ordinal) + " (found " +
-             std::to_string(foundDevices) + ")";
+      return noDevice(ordinal);
     return devices[ordinal].error;
+  }
+
+  std::string noDevice(int ordinal) const {
+    return std::string("no ") + Api::kName + " device " +
+           std::to_string(ordinal) + " (found " + std::to_string(foundDevices) +
+           ")";
+  }
+
+  /// Whether `call` failed; then `why` says which call and how.
+  bool failed(Call call, std::string &why) {
+    if (call.result == Api::kSuccess)
+      return false;
+    const char *name = api.errorName(call.result);
+    why = std::string(call.name) + " failed: " + (name ? name : "?");
+    return true;
   }
 
   /// Retains the device's context and creates its stream there, leaving
   /// the thread's current context as it found it; false with `why`.
   bool openDevice(int ordinal, std::string &why) {
-    auto fails = [&](Call call) {
-      if (call.result == Api::kSuccess)
-        return false;
-      const char *name = api.errorName(call.result);
-      why = std::string(call.name) + " failed: " + (name ? name : "?");
-      return true;
-    };
+    auto fails = [&](Call call) { return failed(call, why); };
     DeviceState &device = devices[ordinal];
     if (fails(api.openDevice(ordinal, device.context)))
       return false;
@@ -440,31 +453,18 @@ private:
   bool start() {
     if (!api.open(startError))
       return false;
-    auto fails = [&](Call call) {
-      if (call.result == Api::kSuccess)
-        return false;
-      const char *name = api.errorName(call.result);
-      startError = std::string(call.name) + " failed: " + (name ? name : "?");
-      return true;
-    };
+    auto fails = [&](Call call) { return failed(call, startError); };
     if (fails(api.initialize()) || fails(api.countDevices(foundDevices)))
       return false;
     deviceCount = std::min(foundDevices, kMaxDevices);
     if (defaultDevice < 0 || defaultDevice >= deviceCount) {
-      startError = std::string("no ") + Api::kName + " device " +
-                   std::to_string(defaultDevice) + " (found " +
-                   std::to_string(foundDevices) + ")";
+      startError = noDevice(defaultDevice);
       return false;
     }
     // The default device starts with the runtime: without it, tools have
     // nothing to run on.
-    DeviceState &device = devices[defaultDevice];
-    std::call_once(device.once, [&] {
-      device.ready.store(openDevice(defaultDevice, device.error),
-                         std::memory_order_release);
-    });
-    if (!device.ready.load(std::memory_order_acquire)) {
-      startError = device.error;
+    if (!openOnce(defaultDevice)) {
+      startError = devices[defaultDevice].error;
       return false;
     }
     return true;
