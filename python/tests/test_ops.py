@@ -435,3 +435,56 @@ def test_unpack_int4_in_int32(rng):
     ref = ((nibbles - 8).astype(np.float32)
            * np.repeat(scale.astype(np.float32), 32, axis=1)).astype(np.float16)
     np.testing.assert_array_equal(run(kernel, packed, scale), ref)
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def paged_scores(batch, pages_max, page, D=64, block_H=64):
+    @T.prim_func
+    def kernel(Q: T.Tensor((batch, 2 * block_H, D), T.float16),
+               KV: T.Tensor((batch * pages_max * page, 2, D), T.float16),
+               table: T.Tensor((batch, pages_max), T.int32),
+               pages: T.Tensor((batch,), T.int32),
+               O: T.Tensor((batch, 2 * block_H, D), T.float32)):
+        with T.Kernel(batch, 2, threads=128) as (bx, by):
+            Qs = T.alloc_shared((block_H, D), T.float16)
+            Ks = T.alloc_shared((page, D), T.float16)
+            Ss = T.alloc_shared((block_H, page), T.float16)
+            s = T.alloc_fragment((block_H, page), T.float32)
+            acc = T.alloc_fragment((block_H, D), T.float32)
+            head = by % 2  # computed in the kernel: its view goes before the loop
+            T.copy(Q[bx, by * block_H:(by + 1) * block_H, :], Qs)
+            T.clear(acc)
+            for k in T.Pipelined(pages[bx], num_stages=2):
+                start = table[bx, k] * page
+                T.copy(KV[start:start + page, head, :], Ks)
+                T.gemm(Qs, Ks, s, transpose_B=True, clear_accum=True)
+                T.copy(s, Ss)
+                T.gemm(Ss, Ks, acc)
+            T.copy(acc, O[bx, by * block_H, 0])
+    return kernel
+
+
+def test_paged_copies_in_a_pipelined_loop(rng):
+    # Pages read through a block table, a per-batch page count read from a
+    # tensor, and a copy that drops the head dim between its kept ones (as
+    # paged and BSHD attention's K[page rows, h, :]): on the GPU a TMA
+    # pipeline (the table read again for the pages it loads ahead).
+    batch, pages_max, page = 3, 4, 32
+    k = paged_scores(batch, pages_max, page)
+    ir = k.get_kernel_source("ir")
+    assert ir.index("memref.subview %KV") < ir.index("tile.pipelined")
+    q = (rng.standard_normal((batch, 128, 64)) * 0.25).astype(np.float16)
+    kv = (rng.standard_normal((batch * pages_max * page, 2, 64)) * 0.25).astype(np.float16)
+    table = np.stack([rng.permutation(batch * pages_max)[:pages_max]
+                      for _ in range(batch)]).astype(np.int32)
+    pages = np.array([1, 4, 3], np.int32)
+    out = run(k, q, kv, table, pages)
+    ref = np.zeros((batch, 128, 64), np.float64)
+    for b in range(batch):
+        for h in range(2):
+            qb = q[b, h * 64:(h + 1) * 64].astype(np.float64)
+            for p in table[b, :pages[b]]:
+                kp = kv[p * page:(p + 1) * page, h].astype(np.float64)
+                s = (qb @ kp.T).astype(np.float16).astype(np.float64)
+                ref[b, h * 64:(h + 1) * 64] += s @ kp
+    np.testing.assert_allclose(out, ref, rtol=2e-2, atol=2e-2)

@@ -16,6 +16,41 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
+/// The tensors from outside `kernel` that it reads with memref.load and
+/// never writes (none when an op may write memory it does not name).
+static llvm::DenseSet<Value> findConstantTensors(KernelOp kernel) {
+  llvm::DenseSet<Value> read, written;
+  WalkResult result = kernel.walk([&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      Value root = getViewRoot(load.getMemRef());
+      if (!kernel->isAncestor(root.getParentBlock()->getParentOp()))
+        read.insert(root);
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      if (!effect.getValue())
+        return WalkResult::interrupt();
+      written.insert(getViewRoot(effect.getValue()));
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return {};
+  llvm::DenseSet<Value> constant;
+  for (Value root : read)
+    if (!written.contains(root))
+      constant.insert(root);
+  return constant;
+}
+
 FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
                                         const TargetInfo &target,
                                         const GpuCodegenOptions &options) {
@@ -24,6 +59,7 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
   plan.options = options;
   plan.threads = kernel.getThreadsAttr().getInt();
   plan.persistent = kernel.getPersistent();
+  plan.constantTensors = findConstantTensors(kernel);
   if (failed(plan.planBuffers(kernel)) ||
       failed(checkCompileBounds(kernel, target)))
     return failure();

@@ -117,6 +117,11 @@ public:
   llvm::DenseMap<Operation *, GemmPlan> gemms;
   /// How each copy between two fragments moves its elements.
   llvm::DenseMap<Operation *, FragmentTransfer> transfers;
+  /// Tensors from outside the kernel that no op of it writes (tables of
+  /// block indices, sequence lengths): a read of one gives the same value
+  /// wherever and whenever the kernel makes it. Tensors passed separately
+  /// do not overlap (as TileLang's __restrict__ pointers).
+  llvm::DenseSet<Value> constantTensors;
   /// The pipelined loop whose TMA version is warp-specialized (null:
   /// none): a producer warpgroup of its own, after the kernel's `threads`,
   /// issues its copies; the kernel's code runs on the consumer threads

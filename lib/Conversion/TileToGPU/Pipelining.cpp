@@ -28,10 +28,21 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
+/// Whether `op` reads a tensor that the kernel never writes (a table of
+/// block indices, the sequences' lengths): the same value wherever and
+/// whenever the kernel reads it, so a pipeline may read it for a later
+/// iteration, or again in its producer warpgroup.
+static bool isConstantTensorRead(const KernelPlan &plan, Operation *op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  return load && plan.constantTensors.contains(getViewRoot(load.getMemRef()));
+}
+
 /// The ops of `loop`'s body that `copy`'s offsets are computed from, in
-/// order; failure when one of them is not a pure op without regions.
+/// order: pure ops without regions, and reads of tensors the kernel does
+/// not write; failure when another op is among them.
 FailureOr<SetVector<Operation *>>
-mlir::tile::gpu_lowering::getOffsetSlice(PipelinedOp loop, CopyOp copy) {
+mlir::tile::gpu_lowering::getOffsetSlice(const KernelPlan &plan,
+                                         PipelinedOp loop, CopyOp copy) {
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
   options.inclusive = true;
@@ -43,23 +54,55 @@ mlir::tile::gpu_lowering::getOffsetSlice(PipelinedOp loop, CopyOp copy) {
     if (failed(getBackwardSlice(offset, &slice, options)))
       return failure();
   for (Operation *op : slice)
-    if (op->getNumRegions() != 0 || !isPure(op) ||
+    if (op->getNumRegions() != 0 ||
+        !(isPure(op) || isConstantTensorRead(plan, op)) ||
         op->getBlock() != &loop.getBody().front())
       return failure();
   slice = mlir::topologicalSort(slice);
   return slice;
 }
 
+void mlir::tile::gpu_lowering::cloneOffsetSlice(const KernelPlan &plan,
+                                                OpBuilder &b, PipelinedOp loop,
+                                                CopyOp copy, Value iteration,
+                                                Value valid,
+                                                IRMapping &mapping) {
+  mapping.map(loop.getInductionVar(), iteration);
+  bool guard = valid && !matchPattern(valid, m_One());
+  SetVector<Operation *> slice = *getOffsetSlice(plan, loop, copy);
+  for (Operation *op : slice) {
+    if (!guard || isPure(op)) {
+      b.clone(*op, mapping);
+      continue;
+    }
+    // A table read for an iteration past the loop's end may be past the
+    // table's end: made only for valid iterations (0 otherwise, unused).
+    Location loc = op->getLoc();
+    Type type = op->getResult(0).getType();
+    auto read = scf::IfOp::create(
+        b, loc, valid,
+        [&](OpBuilder &then, Location at) {
+          scf::YieldOp::create(then, at,
+                               then.clone(*op, mapping)->getResults());
+        },
+        [&](OpBuilder &otherwise, Location at) {
+          Value zero = arith::ConstantOp::create(
+              otherwise, at, cast<TypedAttr>(otherwise.getZeroAttr(type)));
+          scf::YieldOp::create(otherwise, at, zero);
+        });
+    mapping.map(op->getResult(0), read.getResult(0));
+  }
+}
+
 /// The ops of `scope` (outside `loop`) that `loop`'s bounds and its
 /// producers' offsets are computed from, in order; failure when one of
 /// them has memory effects or regions or is not in `scope`'s block.
-FailureOr<SetVector<Operation *>>
-mlir::tile::gpu_lowering::getProducerSetup(PipelinedOp loop,
-                                           ArrayRef<CopyOp> producers,
-                                           Region &scope) {
+FailureOr<SetVector<Operation *>> mlir::tile::gpu_lowering::getProducerSetup(
+    const KernelPlan &plan, PipelinedOp loop, ArrayRef<CopyOp> producers,
+    Region &scope) {
   SmallVector<Value> roots{loop.getLower(), loop.getUpper(), loop.getStep()};
   for (CopyOp copy : producers) {
-    FailureOr<SetVector<Operation *>> slice = getOffsetSlice(loop, copy);
+    FailureOr<SetVector<Operation *>> slice = getOffsetSlice(plan, loop, copy);
     if (failed(slice))
       return failure();
     llvm::append_range(roots, copy.getOffsets());
@@ -84,9 +127,11 @@ mlir::tile::gpu_lowering::getProducerSetup(PipelinedOp loop,
       return failure();
   }
   // Without memory effects is enough (a persistent kernel's tile ids
-  // divide): the clones run where the originals do, unconditionally.
+  // divide), or reads of tensors the kernel does not write: the clones run
+  // where the originals do, unconditionally.
   for (Operation *op : setup)
-    if (op->getNumRegions() != 0 || !isMemoryEffectFree(op) ||
+    if (op->getNumRegions() != 0 ||
+        !(isMemoryEffectFree(op) || isConstantTensorRead(plan, op)) ||
         op->getBlock() != &scope.front())
       return failure();
   return mlir::topologicalSort(setup);
@@ -259,7 +304,8 @@ void mlir::tile::gpu_lowering::planWarpSpecialization(KernelPlan &plan,
     return;
   auto loop = cast<PipelinedOp>(chosen);
   PipelinePlan &pipeline = plan.pipelines.find(chosen)->second;
-  if (failed(getProducerSetup(loop, pipeline.producers, kernel.getBody())))
+  if (failed(
+          getProducerSetup(plan, loop, pipeline.producers, kernel.getBody())))
     return;
   plan.warpSpecialized = chosen;
   planDeferredGemm(plan, loop, pipeline);

@@ -188,6 +188,18 @@ class FunctionBuilder:
             kernel.hoisted = at + 1
         return value
 
+    def emit_before_body(self, region, head, dtype, hint="v"):
+        """Emits `head` in `region`, an enclosing region of the current one,
+        before the op whose body holds the current region (a view whose
+        operands do not change in a loop goes before the loop, where
+        T.Pipelined can move the copies through it ahead)."""
+        value = Value(self.fresh(hint), dtype, region)
+        op = Op(head.replace("{result}", value.name), where())
+        at = next(i for i in range(len(region.ops) - 1, -1, -1)
+                  if any(r.encloses(self.current) for r in region.ops[i].regions))
+        region.ops.insert(at, op)
+        return value
+
     def emit_outside_kernel(self, head, hint="v", dtype=None):
         """Emits `head(result_name)` before the open tile.kernel (where it is
         computed once, and the host sees it), or here outside kernels."""

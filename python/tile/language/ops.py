@@ -773,9 +773,35 @@ def _global_view(side, rank):
         if key not in cache:
             cache[key] = b.emit_hoisted(head, None, "view")
         view.value = cache[key]
+    elif kernel is not None and (home := _view_home(b, kernel, values)) is not b.current:
+        view.value = b.emit_before_body(home, head, None, "view")
     else:
         view.value, _ = b.emit(head, None, "view")
     return view.value.name, view_type, [indices[d] for d in kept], view
+
+
+def _view_home(b, kernel, values):
+    """The outermost region between the current one and `kernel`'s body
+    where every value of `values` is defined: a view goes there, out of
+    the loops and branches that do not change it."""
+    chain = []
+    r = b.current
+    while r is not None:
+        chain.append(r)
+        if r is kernel:
+            break
+        r = r.parent
+    # (T.max shadows the builtin here.)
+    depth = len(chain) - 1
+    for v in values:
+        if v.region in chain:
+            depth = chain.index(v.region) if chain.index(v.region) < depth else depth
+    # Regions that run their body other than once per entry (parallel
+    # iterations) keep their views: only loops and branches are left.
+    for i in range(depth):
+        if chain[i].kind not in ("pipelined", "for", "if"):
+            return chain[i]
+    return chain[depth]
 
 
 def _strides_of(buf):

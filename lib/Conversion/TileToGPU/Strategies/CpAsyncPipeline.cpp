@@ -141,7 +141,7 @@ std::string mlir::tile::gpu_lowering::whyNotProducer(const KernelPlan &plan,
   if (failed(layout.rescale(layout.getInRank() - 1, chunk)) ||
       layout.getOutExtents()[0] % chunk != 0)
     return "the shared layout does not keep 16-byte chunks contiguous";
-  if (failed(getOffsetSlice(loop, copy)))
+  if (failed(getOffsetSlice(plan, loop, copy)))
     return "its offsets depend on more than index arithmetic in the loop";
   // Every other use of the buffer is later in this loop's body.
   for (Operation *user : copy.getDest().getUsers()) {
@@ -196,10 +196,7 @@ void mlir::tile::gpu_lowering::forEachChunk(
   Location loc = copy.getLoc();
   // The tile's origin in this iteration.
   IRMapping mapping;
-  mapping.map(loop.getInductionVar(), iteration);
-  SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
-  for (Operation *op : slice)
-    b.clone(*op, mapping);
+  cloneOffsetSlice(k.plan, b, loop, copy, iteration, valid, mapping);
   SmallVector<Value> origin;
   for (OpFoldResult offset : copy.getMixedOffsets())
     origin.push_back(isa<Value>(offset)

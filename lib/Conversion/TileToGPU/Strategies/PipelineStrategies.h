@@ -35,9 +35,17 @@
 namespace mlir::tile::gpu_lowering {
 
 /// The ops of `loop`'s body that `copy`'s offsets are computed from, in
-/// order; failure when one of them is not a pure op without regions.
-FailureOr<SetVector<Operation *>> getOffsetSlice(PipelinedOp loop,
-                                                 CopyOp copy);
+/// order: pure ops without regions, and reads of tensors the kernel does
+/// not write (tables of block indices); failure when another op is among
+/// them.
+FailureOr<SetVector<Operation *>> getOffsetSlice(const KernelPlan &plan,
+                                                 PipelinedOp loop, CopyOp copy);
+/// Clones `copy`'s offset slice at `b` for `iteration`, recording the
+/// clones in `mapping`; with `valid`, its tensor reads are made only where
+/// `valid` holds (yielding 0 elsewhere).
+void cloneOffsetSlice(const KernelPlan &plan, OpBuilder &b, PipelinedOp loop,
+                      CopyOp copy, Value iteration, Value valid,
+                      IRMapping &mapping);
 
 //===----------------------------------------------------------------------===//
 // cp.async
@@ -86,6 +94,9 @@ LogicalResult buildRegisterPipeline(KernelContext &k, PatternRewriter &rewriter,
 
 /// Whether `copy`, a producer of `loop`, can be a TMA load.
 bool isTmaProducer(const KernelPlan &plan, PipelinedOp loop, CopyOp copy);
+/// The dim of the whole tensor that a TMA producer's slice `slice` (null:
+/// none) keeps as its tile's rows.
+int64_t getTmaRowDim(memref::SubViewOp slice);
 /// Whether the TMA boxes of `copy`, a TMA producer, can be split between
 /// the two blocks of a cluster pair (an even number of them).
 bool canMulticast(const KernelPlan &plan, CopyOp copy);
@@ -96,8 +107,10 @@ bool canStayInFlight(const KernelPlan &plan, PipelinedOp loop, GemmOp gemm);
 /// producers' offsets are computed from, in order; failure when one of
 /// them is not a pure op without regions in `scope`'s block. A
 /// warp-specialized producer computes them itself.
-FailureOr<SetVector<Operation *>>
-getProducerSetup(PipelinedOp loop, ArrayRef<CopyOp> producers, Region &scope);
+FailureOr<SetVector<Operation *>> getProducerSetup(const KernelPlan &plan,
+                                                   PipelinedOp loop,
+                                                   ArrayRef<CopyOp> producers,
+                                                   Region &scope);
 /// Builds the TMA version of `loop` at `b`'s insertion point; when it is
 /// the kernel's warp-specialized loop, its producer goes into
 /// `k.hopper.producerEnd`.

@@ -91,11 +91,11 @@ static bool isOutside(Value value, Operation *kernel) {
 /// The slice a TMA producer reads through, or null: a producer reads
 /// either a 2-d tensor from outside the kernel, or a 2-d slice of one of
 /// rank up to 5 that a unit-stride subview inside the kernel takes,
-/// dropping leading unit dims only, with offsets and sizes of the kept
-/// dims the host knows (attention's K[b, :, :]). The tensor map then
-/// describes the whole tensor (the kept dims as the slice has them) and
-/// the dropped dims' offsets are the box's outer coordinates. Failure when
-/// neither holds.
+/// keeping the innermost dim and one other, with offsets and sizes of the
+/// kept dims the host knows (attention's K[b, :, h, :]). The tensor map
+/// then describes the whole tensor (the kept dims as the slice has them),
+/// with boxes of one along the dropped dims, whose offsets are their
+/// coordinates. Failure when neither holds.
 static FailureOr<memref::SubViewOp> getTmaSlice(CopyOp copy,
                                                 Operation *kernel) {
   Value global = copy.getSource();
@@ -110,14 +110,14 @@ static FailureOr<memref::SubViewOp> getTmaSlice(CopyOp copy,
                     [](int64_t s) { return s == 1; }))
     return failure();
   llvm::SmallBitVector dropped = slice.getDroppedDims();
-  for (int64_t d = 0; d < rank; ++d)
-    if (dropped.test(d) != (d < rank - 2))
-      return failure();
+  if (dropped.test(rank - 1))
+    return failure();
   auto known = [&](OpFoldResult v) {
     return !isa<Value>(v) || isOutside(cast<Value>(v), kernel);
   };
-  for (int64_t d = rank - 2; d < rank; ++d)
-    if (!known(slice.getMixedOffsets()[d]) || !known(slice.getMixedSizes()[d]))
+  for (int64_t d = 0; d < rank; ++d)
+    if (!dropped.test(d) && (!known(slice.getMixedOffsets()[d]) ||
+                             !known(slice.getMixedSizes()[d])))
       return failure();
   return slice;
 }
@@ -130,15 +130,17 @@ static Value getHostTensor(OpBuilder &b, Location loc, CopyOp copy,
   if (!slice)
     return copy.getSource();
   int64_t rank = slice.getSourceType().getRank();
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
   SmallVector<OpFoldResult> offsets, sizes;
-  for (int64_t d = 0; d < rank - 2; ++d) {
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!dropped.test(d)) {
+      offsets.push_back(slice.getMixedOffsets()[d]);
+      sizes.push_back(slice.getMixedSizes()[d]);
+      continue;
+    }
     offsets.push_back(b.getIndexAttr(0));
     sizes.push_back(
         memref::DimOp::create(b, loc, slice.getSource(), d).getResult());
-  }
-  for (int64_t d = rank - 2; d < rank; ++d) {
-    offsets.push_back(slice.getMixedOffsets()[d]);
-    sizes.push_back(slice.getMixedSizes()[d]);
   }
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   return memref::SubViewOp::create(b, loc, slice.getSource(), offsets, sizes,
@@ -152,6 +154,13 @@ bool mlir::tile::gpu_lowering::isTmaProducer(const KernelPlan &plan,
       failed(getTmaSlice(copy, loop->getParentOfType<KernelOp>())))
     return false;
   return getTmaBox(plan.shared.find(copy.getDest())->second).has_value();
+}
+
+int64_t mlir::tile::gpu_lowering::getTmaRowDim(memref::SubViewOp slice) {
+  if (!slice)
+    return 0;
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  return dropped.flip().find_first();
 }
 
 bool mlir::tile::gpu_lowering::canMulticast(const KernelPlan &plan,
@@ -199,12 +208,15 @@ mlir::tile::gpu_lowering::getTmaStoreMapType(CopyOp copy) {
 /// The tensor map type of TMA producer `copy`, reading `global`: a box per
 /// swizzle panel of its tile (of one along a slice's dropped dims).
 static nvgpu::TensorMapDescriptorType
-getTmaLoadMapType(const KernelPlan &plan, CopyOp copy, Value global) {
+getTmaLoadMapType(const KernelPlan &plan, CopyOp copy, Value global,
+                  memref::SubViewOp slice) {
   MLIRContext *context = copy.getContext();
   auto type = cast<MemRefType>(global.getType());
   TmaBox box = *getTmaBox(plan.shared.find(copy.getDest())->second);
-  SmallVector<int64_t> boxShape(type.getRank() - 2, 1);
-  boxShape.append({box.rows, box.columns});
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> boxShape(rank, 1);
+  boxShape[rank - 1] = box.columns;
+  boxShape[getTmaRowDim(slice)] = box.rows;
   auto swizzle =
       box.swizzleBytes == 128  ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
       : box.swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
@@ -294,16 +306,19 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
     // to encode a map of other tensors: the maps are encoded only when all
     // of the loop's tensors qualify (else the cp.async version runs).
     SmallVector<Value> tensors;
-    for (CopyOp copy : plan.producers)
-      tensors.push_back(
-          getHostTensor(b, loc, copy, *getTmaSlice(copy, kernel)));
+    SmallVector<memref::SubViewOp> slices;
+    for (CopyOp copy : plan.producers) {
+      slices.push_back(*getTmaSlice(copy, kernel));
+      tensors.push_back(getHostTensor(b, loc, copy, slices.back()));
+    }
     Value ready = areAllRowsAligned(b, loc, tensors);
     k.hopper.tmaReady[entry.first] = ready;
     ValueRange maps = buildEncodedIfReady(
         b, loc, ready, plan.producers.size(), [&](OpBuilder &then) {
           SmallVector<Value> encoded;
-          for (auto [copy, global] : llvm::zip(plan.producers, tensors)) {
-            auto mapType = getTmaLoadMapType(k.plan, copy, global);
+          for (auto [copy, global, slice] :
+               llvm::zip(plan.producers, tensors, slices)) {
+            auto mapType = getTmaLoadMapType(k.plan, copy, global, slice);
             encoded.push_back(encodeTensorMap(k, then, loc, global, mapType));
             k.hopper.tensorMaps[copy] = {Value(), mapType};
           }

@@ -141,10 +141,10 @@ public:
             Value go, const IRMapping &outside = IRMapping()) const;
 
 private:
-  /// The loads of `copy`'s tile into `stage` from `origin` (row, column)
-  /// and, through a slice, the dropped dims' `outer` offsets.
+  /// The loads of `copy`'s tile into `stage` from `coordinates`, its
+  /// tensor map's (innermost first) with the first panel's column.
   void load(OpBuilder &b, Location loc, CopyOp copy, Value stage,
-            ArrayRef<Value> origin, ArrayRef<Value> outer) const;
+            ArrayRef<Value> coordinates) const;
 
   const KernelContext &k;
   PipelinedOp loop;

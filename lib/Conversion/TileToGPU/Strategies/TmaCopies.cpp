@@ -55,11 +55,9 @@ void TmaStageFiller::fill(OpBuilder &b, Value iteration, Value stage,
     ring.expectBytes(then, loc, stage, stageBytes);
     for (CopyOp copy : plan.producers) {
       // The tile's origin in this iteration.
+      // (Under `go`: the iteration is valid.)
       IRMapping mapping = outside;
-      mapping.map(loop.getInductionVar(), iteration);
-      SetVector<Operation *> slice = *getOffsetSlice(loop, copy);
-      for (Operation *op : slice)
-        then.clone(*op, mapping);
+      cloneOffsetSlice(k.plan, then, loop, copy, iteration, Value(), mapping);
       auto resolve = [&](OpFoldResult offset) -> Value {
         if (auto value = dyn_cast<Value>(offset))
           return mapping.lookupOrDefault(value);
@@ -68,36 +66,33 @@ void TmaStageFiller::fill(OpBuilder &b, Value iteration, Value stage,
       SmallVector<Value> origin =
           llvm::map_to_vector(copy.getMixedOffsets(), resolve);
       // Through a slice (the map describes more dims than the tile has),
-      // the dropped dims' offsets follow, innermost first.
-      auto descriptorType = cast<nvgpu::TensorMapDescriptorType>(
-          k.hopper.tensorMaps.lookup(copy).second);
-      int64_t rank = descriptorType.getTensor().getRank();
-      SmallVector<Value> outer;
-      if (rank > 2) {
-        auto view = copy.getSource().getDefiningOp<memref::SubViewOp>();
-        for (int64_t d = rank - 3; d >= 0; --d)
-          outer.push_back(resolve(view.getMixedOffsets()[d]));
+      // the dropped dims' offsets are their coordinates.
+      SmallVector<Value> coordinates{origin[1]};
+      if (auto view = copy.getSource().getDefiningOp<memref::SubViewOp>();
+          view && view.getSourceType().getRank() > 2) {
+        int64_t rank = view.getSourceType().getRank();
+        int64_t rowDim = getTmaRowDim(view);
+        for (int64_t d = rank - 2; d >= 0; --d)
+          coordinates.push_back(
+              d == rowDim ? origin[0] : resolve(view.getMixedOffsets()[d]));
+      } else {
+        coordinates.push_back(origin[0]);
       }
-      load(then, loc, copy, stage, origin, outer);
+      load(then, loc, copy, stage, coordinates);
     }
   };
   buildGuarded(b, loc, go, body);
 }
 
-void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy,
-                          Value stage, ArrayRef<Value> origin,
-                          ArrayRef<Value> outer) const {
+void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy, Value stage,
+                          ArrayRef<Value> coordinates) const {
   auto descriptorType =
       cast<nvgpu::TensorMapDescriptorType>(k.hopper.tensorMaps.lookup(copy).second);
   const SharedBufferPlan &buffer = k.plan.shared.find(copy.getDest())->second;
   TmaBox box = *getTmaBox(buffer);
-  Type element = getTmaElementType(buffer.type.getElementType());
-  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-  SmallVector<int64_t> boxShape(outer.size(), 1);
-  boxShape.append({box.rows, box.columns});
-  auto boxType = MemRefType::get(
-      boxShape, element, MemRefLayoutAttrInterface(),
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  int64_t bytes = buffer.type.getElementTypeBitWidth() / 8;
+  // The box: the tile's rows, a panel's columns, one along dropped dims.
+  MemRefType boxType = descriptorType.getTensor();
   Value bufferStart = k.constant(b, loc, buffer.offset);
   Value stageStart = arith::AddIOp::create(
       b, loc, bufferStart,
@@ -112,17 +107,16 @@ void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy,
     Value dst = memref::ViewOp::create(lb, ll, boxType, k.dynamicShared,
                                        k.sharedByteOffset(lb, ll, at),
                                        ValueRange());
-    Value column = arith::AddIOp::create(lb, ll, origin[1],
-                                         k.constant(lb, ll, p * box.columns));
+    SmallVector<Value> panel(coordinates);
+    panel[0] = arith::AddIOp::create(lb, ll, coordinates[0],
+                                     k.constant(lb, ll, p * box.columns));
     // Coordinates innermost first, as the tensor map's dims.
     Value pointer = k.hopper.tensorMaps.lookup(copy).first;
     Value descriptor =
         UnrealizedConversionCastOp::create(lb, ll, descriptorType, pointer)
             .getResult(0);
-    SmallVector<Value> coordinates{column, origin[0]};
-    coordinates.append(outer.begin(), outer.end());
     nvgpu::TmaAsyncLoadOp::create(lb, ll, dst, ring.getBarriers(), descriptor,
-                                  coordinates, stage, mask,
+                                  panel, stage, mask,
                                   /*predicate=*/Value());
   };
   auto loadAll = [&](OpBuilder &lb, Location ll) {

@@ -130,7 +130,7 @@ LogicalResult mlir::tile::gpu_lowering::buildTmaProducer(
   auto guard = scf::IfOp::create(b, loc, go, /*withElseRegion=*/false);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
   FailureOr<SetVector<Operation *>> setup =
-      getProducerSetup(loop, plan.producers, *loop->getParentRegion());
+      getProducerSetup(k.plan, loop, plan.producers, *loop->getParentRegion());
   if (failed(setup))
     return loop.emitOpError("internal error: the producer warpgroup cannot "
                             "compute the loop's tiles");

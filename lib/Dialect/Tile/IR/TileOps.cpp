@@ -41,6 +41,12 @@ std::string mlir::tile::detail::formatShape(ArrayRef<int64_t> shape) {
   return s;
 }
 
+Value mlir::tile::getViewRoot(Value memory) {
+  while (auto view = memory.getDefiningOp<ViewLikeOpInterface>())
+    memory = view.getViewSource();
+  return memory;
+}
+
 LogicalResult mlir::tile::verifyBlockLevel(Operation *op) {
   if (!op->getParentOfType<KernelOp>())
     return op->emitOpError("must be nested in a 'tile.kernel'");

@@ -72,10 +72,8 @@ private:
     auto load = dyn_cast<memref::LoadOp>(op);
     if (!load)
       return false;
-    Value memory = load.getMemRef();
-    while (auto view = memory.getDefiningOp<ViewLikeOpInterface>())
-      memory = view.getViewSource();
-    return memory.getDefiningOp<memref::AllocaOp>() != nullptr;
+    return getViewRoot(load.getMemRef()).getDefiningOp<memref::AllocaOp>() !=
+           nullptr;
   }
 
   bool visit(Operation *op) {
@@ -242,13 +240,6 @@ bool isShared(Value memory) {
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
-/// The shared buffer `memory` views.
-Value getSharedBuffer(Value memory) {
-  while (auto view = memory.getDefiningOp<ViewLikeOpInterface>())
-    memory = view.getViewSource();
-  return memory;
-}
-
 /// The accesses to shared buffers of `op` and the ops nested in it.
 Accesses collectAccesses(Operation *op) {
   Accesses accesses;
@@ -263,7 +254,7 @@ Accesses collectAccesses(Operation *op) {
       Value memory = effect.getValue();
       if (!memory || !isShared(memory))
         continue;
-      Value buffer = getSharedBuffer(memory);
+      Value buffer = getViewRoot(memory);
       if (atomic)
         accesses.atomics.insert(buffer);
       else if (isa<MemoryEffects::Write>(effect.getEffect()))

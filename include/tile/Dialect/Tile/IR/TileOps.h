@@ -60,6 +60,10 @@ std::optional<ReduceKind> getReducerKind(Value buffer);
 LoadOp getReducerUpdateLoad(StoreOp store);
 /// The tile.parallel loops whose bodies update `reducer`, in program order.
 SmallVector<ParallelOp> getReducerUpdateLoops(Value reducer);
+
+/// The buffer `memory` is a view of (through view-like ops; `memory`
+/// itself when no view defines it).
+Value getViewRoot(Value memory);
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_H
