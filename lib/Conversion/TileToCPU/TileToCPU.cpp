@@ -452,6 +452,44 @@ struct AtomicAddLowering : OpConversionPattern<AtomicAddOp> {
   }
 };
 
+/// Element by element, zeros in the padding.
+struct Im2ColLowering : OpConversionPattern<Im2ColOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(Im2ColOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = op.getCol().getType().getElementType();
+    buildNest(
+        rewriter, op.getLoc(), op.getCol().getType().getShape(),
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          Im2ColIndex at = buildIm2ColIndex(
+              b, l, op, adaptor.getImage(), adaptor.getPixelBlock(),
+              adaptor.getKBlock(), ivs[0], ivs[1]);
+          auto read = scf::IfOp::create(
+              b, l, at.inside,
+              [&](OpBuilder &then, Location tl) {
+                scf::YieldOp::create(
+                    then, tl,
+                    memref::LoadOp::create(then, tl, adaptor.getImage(), at.at)
+                        .getResult());
+              },
+              [&](OpBuilder &otherwise, Location ol) {
+                scf::YieldOp::create(
+                    otherwise, ol,
+                    arith::ConstantOp::create(
+                        otherwise, ol,
+                        cast<TypedAttr>(otherwise.getZeroAttr(element)))
+                        .getResult());
+              });
+          memref::StoreOp::create(b, l, read.getResult(0), adaptor.getCol(),
+                                  ivs);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct FillLowering : OpConversionPattern<FillOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -817,10 +855,10 @@ void mlir::tile::populateTileToCPUConversionPatterns(
   auto printSites = std::make_shared<PrintSites>();
   patterns.add<KernelLowering>(converter, context, openmp, printSites);
   patterns.add<PrintLowering>(converter, context, printSites);
-  patterns.add<
-      PipelinedLowering, ParallelLowering, AllocLowering<AllocSharedOp>,
-      AllocLowering<FragmentOp>, CopyLowering, AtomicAddLowering, FillLowering,
-      FinalizeReducerLowering, GemmLowering, ReduceLowering, CumSumLowering,
-      FenceLowering, LoadLowering, StoreLowering, RetypeLowering>(converter,
-                                                                  context);
+  patterns
+      .add<PipelinedLowering, ParallelLowering, AllocLowering<AllocSharedOp>,
+           AllocLowering<FragmentOp>, CopyLowering, AtomicAddLowering,
+           Im2ColLowering, FillLowering, FinalizeReducerLowering, GemmLowering,
+           ReduceLowering, CumSumLowering, FenceLowering, LoadLowering,
+           StoreLowering, RetypeLowering>(converter, context);
 }

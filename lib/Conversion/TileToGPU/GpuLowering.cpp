@@ -20,6 +20,7 @@ using namespace mlir::tile::gpu_lowering;
 void mlir::tile::registerGpuLoweringModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, TileDialect *) {
     attachCopyLowerings(context);
+    attachIm2ColLowering(context);
     attachGemmLowering(context);
     attachReductionLowerings(context);
     attachPipelinedLowering(context);

@@ -77,6 +77,7 @@ struct LowerWithScratch
 /// (Pipelining.cpp); tile.print (Print.cpp); tile.thread_id and
 /// tile.barrier (Threads.cpp).
 void attachCopyLowerings(MLIRContext *context);
+void attachIm2ColLowering(MLIRContext *context);
 void attachGemmLowering(MLIRContext *context);
 void attachReductionLowerings(MLIRContext *context);
 void attachPipelinedLowering(MLIRContext *context);

@@ -188,15 +188,15 @@ int64_t KernelPlan::deepenPipelines(KernelOp kernel, int64_t needed) {
     // deepened, TileLang's GQA backward example ran at 132 TFLOP/s instead
     // of 170 on an H100.
     auto gemms = loop.getBody().front().getOps<GemmOp>();
-    if (it == pipelines.end() || it->second.producers.empty() ||
+    if (it == pipelines.end() || !it->second.hasProducers() ||
         it->second.registers || loop.getStage() ||
         std::distance(gemms.begin(), gemms.end()) != 1)
       continue;
     PipelinePlan &pipeline = it->second;
     auto setStages = [&](int64_t stages) {
       pipeline.stages = stages;
-      for (CopyOp producer : pipeline.producers)
-        shared[producer.getDest()].stages = stages;
+      for (Value buffer : pipeline.getStagedBuffers())
+        shared[buffer].stages = stages;
     };
     while (pipeline.stages < kDeepStages) {
       setStages(pipeline.stages + 1);

@@ -55,6 +55,19 @@ struct SharedBufferPlan {
 struct PipelinePlan {
   int64_t stages = 1;
   SmallVector<CopyOp> producers;
+  /// tile.im2col producers (cp.async chunks; they keep a loop off TMA).
+  SmallVector<Im2ColOp> gathers;
+
+  bool hasProducers() const { return !producers.empty() || !gathers.empty(); }
+  /// The shared buffers the producers fill, one copy per stage.
+  SmallVector<Value> getStagedBuffers() const {
+    SmallVector<Value> buffers;
+    for (CopyOp copy : producers)
+      buffers.push_back(copy.getDest());
+    for (Im2ColOp gather : gathers)
+      buffers.push_back(gather.getCol());
+    return buffers;
+  }
   /// The producers can also be bulk tensor copies (TMA) completing on
   /// mbarriers: their global tensors are defined outside the kernel and
   /// their tiles are TMA boxes. The loop then gets a TMA version, taken when

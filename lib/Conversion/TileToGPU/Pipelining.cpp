@@ -42,7 +42,7 @@ static bool isConstantTensorRead(const KernelPlan &plan, Operation *op) {
 /// not write; failure when another op is among them.
 FailureOr<SetVector<Operation *>>
 mlir::tile::gpu_lowering::getOffsetSlice(const KernelPlan &plan,
-                                         PipelinedOp loop, CopyOp copy) {
+                                         PipelinedOp loop, ValueRange roots) {
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
   options.inclusive = true;
@@ -50,8 +50,8 @@ mlir::tile::gpu_lowering::getOffsetSlice(const KernelPlan &plan,
   options.filter = [&](Operation *op) {
     return loop.getBody().isAncestor(op->getParentRegion());
   };
-  for (Value offset : copy.getOffsets())
-    if (failed(getBackwardSlice(offset, &slice, options)))
+  for (Value root : roots)
+    if (failed(getBackwardSlice(root, &slice, options)))
       return failure();
   for (Operation *op : slice)
     if (op->getNumRegions() != 0 ||
@@ -62,14 +62,20 @@ mlir::tile::gpu_lowering::getOffsetSlice(const KernelPlan &plan,
   return slice;
 }
 
+FailureOr<SetVector<Operation *>>
+mlir::tile::gpu_lowering::getOffsetSlice(const KernelPlan &plan,
+                                         PipelinedOp loop, CopyOp copy) {
+  return getOffsetSlice(plan, loop, copy.getOffsets());
+}
+
 void mlir::tile::gpu_lowering::cloneOffsetSlice(const KernelPlan &plan,
                                                 OpBuilder &b, PipelinedOp loop,
-                                                CopyOp copy, Value iteration,
-                                                Value valid,
+                                                ValueRange roots,
+                                                Value iteration, Value valid,
                                                 IRMapping &mapping) {
   mapping.map(loop.getInductionVar(), iteration);
   bool guard = valid && !matchPattern(valid, m_One());
-  SetVector<Operation *> slice = *getOffsetSlice(plan, loop, copy);
+  SetVector<Operation *> slice = *getOffsetSlice(plan, loop, roots);
   for (Operation *op : slice) {
     if (!guard || isPure(op)) {
       b.clone(*op, mapping);
@@ -377,7 +383,23 @@ static FailureOr<PipelinePlan> planPipeline(const KernelPlan &kernelPlan,
       continue;
     plan.producers.push_back(copy);
   }
-  if (plan.producers.empty())
+  // tile.im2col producers: cp.async only (the register pipeline and TMA
+  // move tile.copy tiles).
+  if (kernelPlan.target.has(Feature::CpAsync))
+    for (auto [i, op] : llvm::enumerate(body)) {
+      auto gather = dyn_cast<Im2ColOp>(op);
+      if (!gather)
+        continue;
+      bool early = stageOf && (*stageOf)[i] < lastStage;
+      std::string why = whyNotIm2ColProducer(kernelPlan, loop, gather);
+      if (!why.empty() && early)
+        return op.emitOpError("is scheduled in pipeline stage ")
+               << (*stageOf)[i] << " of " << lastStage
+               << ", but it cannot run ahead: " << why;
+      if (why.empty() && (!stageOf || early))
+        plan.gathers.push_back(gather);
+    }
+  if (!plan.hasProducers())
     return plan;
   if (!kernelPlan.target.has(Feature::CpAsync)) {
     plan.registers = true;
@@ -385,7 +407,7 @@ static FailureOr<PipelinePlan> planPipeline(const KernelPlan &kernelPlan,
     return plan;
   }
   plan.stages = stages;
-  plan.tma = !plan.producers.empty() &&
+  plan.tma = !plan.producers.empty() && plan.gathers.empty() &&
              kernelPlan.target.has(Feature::Tma) &&
              llvm::all_of(plan.producers, [&](CopyOp copy) {
                return isTmaProducer(kernelPlan, loop, copy);
@@ -423,8 +445,8 @@ struct PipelinedLowering
         planPipeline(kernel, cast<PipelinedOp>(op));
     if (failed(pipeline))
       return failure();
-    for (CopyOp producer : pipeline->producers)
-      kernel.shared[producer.getDest()].stages = pipeline->stages;
+    for (Value buffer : pipeline->getStagedBuffers())
+      kernel.shared[buffer].stages = pipeline->stages;
     if (pipeline->tma)
       kernel.asyncProxyUsesShared = true;
     kernel.pipelines[op] = std::move(*pipeline);
@@ -437,7 +459,7 @@ struct PipelinedLowering
                       PatternRewriter &rewriter) const {
     auto loop = cast<PipelinedOp>(op);
     auto it = k.plan.pipelines.find(k.getPlanned(loop));
-    if (it == k.plan.pipelines.end() || it->second.producers.empty())
+    if (it == k.plan.pipelines.end() || !it->second.hasProducers())
       return lowerPlainly(k, rewriter, loop);
     const PipelinePlan &plan = it->second;
     OpBuilder &b = rewriter;
@@ -447,6 +469,10 @@ struct PipelinedLowering
     Value aligned;
     for (CopyOp copy : plan.producers) {
       Value ok = buildChunkAlignment(k, b, loc, loop, copy);
+      aligned = aligned ? b.createOrFold<arith::AndIOp>(loc, aligned, ok) : ok;
+    }
+    for (Im2ColOp gather : plan.gathers) {
+      Value ok = buildIm2ColAlignment(b, loc, gather);
       aligned = aligned ? b.createOrFold<arith::AndIOp>(loc, aligned, ok) : ok;
     }
     if (matchPattern(aligned, m_Zero()))
@@ -463,6 +489,8 @@ struct PipelinedLowering
       PipelinePlan mapped = plan;
       for (CopyOp &producer : mapped.producers)
         producer = cast<CopyOp>(mapping.lookup(producer.getOperation()));
+      for (Im2ColOp &gather : mapped.gathers)
+        gather = cast<Im2ColOp>(mapping.lookup(gather.getOperation()));
       return std::make_pair(copy, std::move(mapped));
     };
     scf::IfOp tmaIf;

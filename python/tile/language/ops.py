@@ -1068,7 +1068,9 @@ def im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad,
     `col` a (pixels x channels) shared buffer or fragment; element
     ``[i, j]`` is the input under output pixel ``by * pixels + i`` (n, oh,
     ow) at filter position ``k * channels + j`` (kh, kw, c, c fastest),
-    0 in the padding. TileLang's TMA im2col, as a T.Parallel here."""
+    0 in the padding. Into a shared buffer it is one tile.im2col (which a
+    T.Pipelined loop runs ahead as 16-byte cp.async chunks); into a
+    fragment, a T.Parallel."""
     _block_level("T.im2col")
     src = as_buffer(img, "T.im2col's image")
     dst = as_buffer(col, "T.im2col's column buffer")
@@ -1080,6 +1082,19 @@ def im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad,
     st = static_int(stride, "T.im2col's stride")
     dil = static_int(dilation, "T.im2col's dilation")
     p = static_int(pad, "T.im2col's padding")
+    if k < 1 or st < 1 or dil < 1 or p < 0:
+        raise error(f"T.im2col needs a kernel, stride and dilation of at least 1 "
+                    f"and padding of at least 0, got {k}, {st}, {dil}, {p}")
+    if dst.kind == "shared":
+        if src.dtype != dst.dtype:
+            raise error(f"T.im2col's column buffer is {dst.dtype}, its image "
+                        f"{src.dtype}: they must match")
+        b = current_builder()
+        steps = [convert(s, dt.index).name for s in (nhw_step, c_step)]
+        b.emit(f"tile.im2col {src.value.name}[{steps[0]}, {steps[1]}] -> "
+               f"{dst.value.name} kernel {k} stride {st} dilation {dil} padding {p} : "
+               f"{src.type_text()}, {dst.type_text()}", result=False)
+        return
     _, H, W, C = src.shape
     oh_n = binary("add", binary("floordiv", binary("sub", binary("add", H, 2 * p),
                                                        dil * (k - 1) + 1), st), 1)

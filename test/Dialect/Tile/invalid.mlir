@@ -1461,3 +1461,59 @@ func.func @f() {
   }
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tile.im2col
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f(%img: memref<?x?x?xf16>, %i: index) {
+  tile.kernel grid(%a) in (1) threads(32) {
+    %cols = tile.alloc_shared : memref<16x16xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{expects the image to be a 4-d (N, H, W, C) global memref, got 'memref<?x?x?xf16>'}}
+    tile.im2col %img[%i, %i] -> %cols kernel 3 stride 1 dilation 1 padding 1 : memref<?x?x?xf16>, memref<16x16xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%img: memref<?x?x?x?xf16>, %i: index, %g: memref<16x16xf16>) {
+  tile.kernel grid(%a) in (1) threads(32) {
+    // expected-error @+1 {{expects the column tile to be a 2-d shared memref, got 'memref<16x16xf16>'}}
+    tile.im2col %img[%i, %i] -> %g kernel 3 stride 1 dilation 1 padding 1 : memref<?x?x?x?xf16>, memref<16x16xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%img: memref<?x?x?x?xf16>, %i: index) {
+  tile.kernel grid(%a) in (1) threads(32) {
+    %cols = tile.alloc_shared : memref<16x16xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{image element type 'f16' does not match the column tile's 'f32'}}
+    tile.im2col %img[%i, %i] -> %cols kernel 3 stride 1 dilation 1 padding 1 : memref<?x?x?x?xf16>, memref<16x16xf32, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%img: memref<?x?x?x?xf16>, %i: index) {
+  tile.kernel grid(%a) in (1) threads(32) {
+    %cols = tile.alloc_shared : memref<16x16xf16, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{attribute 'stride' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+    tile.im2col %img[%i, %i] -> %cols kernel 3 stride 0 dilation 1 padding 1 : memref<?x?x?x?xf16>, memref<16x16xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%img: memref<?x?x?x?xf16>, %i: index) {
+  %cols = memref.alloca() : memref<16x16xf16, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{'tile.im2col' op must be nested in a 'tile.kernel'}}
+  tile.im2col %img[%i, %i] -> %cols kernel 3 stride 1 dilation 1 padding 1 : memref<?x?x?x?xf16>, memref<16x16xf16, #gpu.address_space<workgroup>>
+  return
+}

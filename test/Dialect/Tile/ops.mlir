@@ -311,3 +311,13 @@ func.func @fences(%C: memref<1xi32>) {
   }
   return
 }
+
+// CHECK-LABEL: func.func @im2col
+func.func @im2col(%img: memref<?x?x?x?xf16>, %b: index, %k: index) {
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %cols = tile.alloc_shared : memref<64x32xf16, #gpu.address_space<workgroup>>
+    // CHECK: tile.im2col %{{.+}}[%{{.+}}, %{{.+}}] -> %{{.+}} kernel 3 stride 2 dilation 1 padding 0 : memref<?x?x?x?xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+    tile.im2col %img[%b, %k] -> %cols kernel 3 stride 2 dilation 1 padding 0 : memref<?x?x?x?xf16>, memref<64x32xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}

@@ -196,7 +196,8 @@ void mlir::tile::gpu_lowering::forEachChunk(
   Location loc = copy.getLoc();
   // The tile's origin in this iteration.
   IRMapping mapping;
-  cloneOffsetSlice(k.plan, b, loop, copy, iteration, valid, mapping);
+  cloneOffsetSlice(k.plan, b, loop, copy.getOffsets(), iteration, valid,
+                   mapping);
   SmallVector<Value> origin;
   for (OpFoldResult offset : copy.getMixedOffsets())
     origin.push_back(isa<Value>(offset)
@@ -206,46 +207,54 @@ void mlir::tile::gpu_lowering::forEachChunk(
   SharedStorage buffer = k.getStage(b, loc, copy.getDest(), stage);
   int64_t chunk = getProducerChunk(copy);
   Value global = copy.getSource();
-  SmallVector<int64_t> shape(buffer.type.getShape());
-  shape.back() /= chunk;
-  int64_t chunks = ShapedType::getNumElements(shape);
   Value zero = k.constant(b, loc, 0);
   Value chunkSize = k.constant(b, loc, chunk);
-  // Chunks dealt round-robin; a thread with no chunk left repeats the last
-  // one (the same bytes to the same place) instead of branching.
+  dealChunks(
+      k, b, loc, buffer.type.getShape(), chunk, [&](ArrayRef<Value> index) {
+        // Source elements: the part of the chunk inside the tensor (the rest
+        // is zero-filled), none for rows outside it or iterations past the end.
+        ProducerChunk c;
+        Value inside = valid;
+        for (auto [d, pair] : llvm::enumerate(llvm::zip(origin, index))) {
+          c.at.push_back(arith::AddIOp::create(b, loc, std::get<0>(pair),
+                                               std::get<1>(pair)));
+          if (d + 1 == index.size())
+            continue;
+          Value size = memref::DimOp::create(b, loc, global, d);
+          inside = arith::AndIOp::create(
+              b, loc, inside,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                    c.at.back(), size));
+        }
+        Value columns = arith::SubIOp::create(
+            b, loc, memref::DimOp::create(b, loc, global, index.size() - 1),
+            c.at.back());
+        Value count = arith::MinSIOp::create(
+            b, loc, arith::MaxSIOp::create(b, loc, columns, zero), chunkSize);
+        c.count = arith::SelectOp::create(b, loc, inside, count, zero);
+        c.dst = k.sharedOffset(b, loc, buffer, index);
+        fn(c);
+      });
+}
+
+void mlir::tile::gpu_lowering::dealChunks(
+    const KernelContext &k, OpBuilder &b, Location loc,
+    ArrayRef<int64_t> tileShape, int64_t chunk,
+    function_ref<void(ArrayRef<Value>)> fn) {
+  SmallVector<int64_t> shape(tileShape);
+  shape.back() /= chunk;
+  int64_t chunks = ShapedType::getNumElements(shape);
+  Value chunkSize = k.constant(b, loc, chunk);
   for (int64_t round = 0, rounds = llvm::divideCeil(chunks, k.threads);
        round < rounds; ++round) {
-    Value linear = arith::AddIOp::create(
-        b, loc, k.threadId, k.constant(b, loc, round * k.threads));
+    Value linear = arith::AddIOp::create(b, loc, k.threadId,
+                                         k.constant(b, loc, round * k.threads));
     if ((round + 1) * k.threads > chunks)
       linear = arith::MinUIOp::create(b, loc, linear,
                                       k.constant(b, loc, chunks - 1));
     SmallVector<Value> index = delinearize(b, loc, linear, shape);
     index.back() = arith::MulIOp::create(b, loc, index.back(), chunkSize);
-
-    // Source elements: the part of the chunk inside the tensor (the rest
-    // is zero-filled), none for rows outside it or iterations past the end.
-    ProducerChunk c;
-    Value inside = valid;
-    for (auto [d, pair] : llvm::enumerate(llvm::zip(origin, index))) {
-      c.at.push_back(arith::AddIOp::create(b, loc, std::get<0>(pair),
-                                           std::get<1>(pair)));
-      if (d + 1 == index.size())
-        continue;
-      Value size = memref::DimOp::create(b, loc, global, d);
-      inside = arith::AndIOp::create(
-          b, loc, inside,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                c.at.back(), size));
-    }
-    Value columns = arith::SubIOp::create(
-        b, loc, memref::DimOp::create(b, loc, global, index.size() - 1),
-        c.at.back());
-    Value count = arith::MinSIOp::create(
-        b, loc, arith::MaxSIOp::create(b, loc, columns, zero), chunkSize);
-    c.count = arith::SelectOp::create(b, loc, inside, count, zero);
-    c.dst = k.sharedOffset(b, loc, buffer, index);
-    fn(c);
+    fn(index);
   }
 }
 
@@ -279,6 +288,18 @@ Value PipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
   SmallVector<Value> tokens;
   for (CopyOp copy : plan.producers)
     issueCopy(b, copy, iteration, stage, valid, tokens);
+  for (Im2ColOp gather : plan.gathers) {
+    SharedStorage buffer = k.shared.lookup(gather.getCol());
+    auto dstElements = b.getIndexAttr(getIm2ColWidth(gather));
+    forEachIm2ColChunk(
+        k, b, loop, gather, iteration, stage, valid,
+        [&](const ProducerChunk &chunk) {
+          tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+              b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
+              buffer.memory, ValueRange{chunk.dst}, gather.getImage(), chunk.at,
+              dstElements, chunk.count, /*bypassL1=*/b.getUnitAttr()));
+        });
+  }
   return nvgpu::DeviceAsyncCreateGroupOp::create(
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
 }
@@ -355,14 +376,15 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
   issue(b, ahead, writeStage, valid);
 
   LoweringScope scope = k.getScope();
-  for (CopyOp copy : plan.producers)
-    scope.staged[copy.getDest()] =
-        k.getStage(b, loc, copy.getDest(), readStage);
+  for (Value buffer : plan.getStagedBuffers())
+    scope.staged[buffer] = k.getStage(b, loc, buffer, readStage);
   rewriter.inlineBlockBefore(&loop.getBody().front(),
                              end->getOperand(0).getDefiningOp(),
                              ValueRange{iv});
   for (CopyOp copy : plan.producers)
     rewriter.eraseOp(copy);
+  for (Im2ColOp gather : plan.gathers)
+    rewriter.eraseOp(gather);
   // The producers' offset computations may be dead now; canonicalization
   // removes them.
   if (failed(k.lowerBlock(*forOp.getBody(), rewriter, scope)))

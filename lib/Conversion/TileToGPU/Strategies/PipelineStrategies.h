@@ -40,11 +40,14 @@ namespace mlir::tile::gpu_lowering {
 /// them.
 FailureOr<SetVector<Operation *>> getOffsetSlice(const KernelPlan &plan,
                                                  PipelinedOp loop, CopyOp copy);
-/// Clones `copy`'s offset slice at `b` for `iteration`, recording the
-/// clones in `mapping`; with `valid`, its tensor reads are made only where
-/// `valid` holds (yielding 0 elsewhere).
+/// The same for the ops `roots` are computed from.
+FailureOr<SetVector<Operation *>>
+getOffsetSlice(const KernelPlan &plan, PipelinedOp loop, ValueRange roots);
+/// Clones the slice `roots` are computed from at `b` for `iteration`,
+/// recording the clones in `mapping`; with `valid`, its tensor reads are
+/// made only where `valid` holds (yielding 0 elsewhere).
 void cloneOffsetSlice(const KernelPlan &plan, OpBuilder &b, PipelinedOp loop,
-                      CopyOp copy, Value iteration, Value valid,
+                      ValueRange roots, Value iteration, Value valid,
                       IRMapping &mapping);
 
 //===----------------------------------------------------------------------===//
@@ -73,11 +76,39 @@ struct ProducerChunk {
   /// iteration that is not valid): the rest are zeros.
   Value count;
 };
+/// Deals the chunks of `chunk` innermost elements of a tile of `shape` to
+/// the block's threads round-robin, one a round (a thread with no chunk
+/// left in the last round repeats the last one: the same bytes to the same
+/// place, instead of a branch), and calls `fn` with the index of each
+/// chunk's first element that this thread moves.
+void dealChunks(const KernelContext &k, OpBuilder &b, Location loc,
+                ArrayRef<int64_t> shape, int64_t chunk,
+                function_ref<void(ArrayRef<Value>)> fn);
 /// Calls `fn` with each chunk of `copy`'s tile that this thread moves in
 /// `iteration` into `stage` (chunks dealt round-robin over the block).
 void forEachChunk(KernelContext &k, OpBuilder &b, PipelinedOp loop,
                   CopyOp copy, Value iteration, Value stage, Value valid,
                   function_ref<void(const ProducerChunk &)> fn);
+
+//===----------------------------------------------------------------------===//
+// tile.im2col (Im2Col.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Elements per 16-byte chunk of the column tile; 1 where its rows are
+/// not whole chunks or the image's channels are not unit-stride.
+int64_t getIm2ColWidth(Im2ColOp op);
+/// i1, uniform: the image's pixels start 16-byte aligned and C is a
+/// multiple of the chunk (so chunks never cross pixels).
+Value buildIm2ColAlignment(OpBuilder &b, Location loc, Im2ColOp op);
+/// Why `op` cannot be a cp.async producer of `loop` (empty when it can).
+std::string whyNotIm2ColProducer(const KernelPlan &plan, PipelinedOp loop,
+                                 Im2ColOp op);
+/// forEachChunk for a tile.im2col producer: a chunk's source size is 0 in
+/// the padding, past the pixels or filter, and in iterations not `valid`.
+void forEachIm2ColChunk(KernelContext &k, OpBuilder &b, PipelinedOp loop,
+                        Im2ColOp op, Value iteration, Value stage, Value valid,
+                        function_ref<void(const ProducerChunk &)> fn);
+
 /// Builds the cp.async version of `loop` at `b`'s insertion point.
 LogicalResult buildCpAsyncPipeline(KernelContext &k, PatternRewriter &rewriter,
                                    PipelinedOp loop, const PipelinePlan &plan,

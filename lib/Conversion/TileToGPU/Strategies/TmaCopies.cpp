@@ -57,7 +57,8 @@ void TmaStageFiller::fill(OpBuilder &b, Value iteration, Value stage,
       // The tile's origin in this iteration.
       // (Under `go`: the iteration is valid.)
       IRMapping mapping = outside;
-      cloneOffsetSlice(k.plan, then, loop, copy, iteration, Value(), mapping);
+      cloneOffsetSlice(k.plan, then, loop, copy.getOffsets(), iteration,
+                       Value(), mapping);
       auto resolve = [&](OpFoldResult offset) -> Value {
         if (auto value = dyn_cast<Value>(offset))
           return mapping.lookupOrDefault(value);

@@ -276,6 +276,27 @@ LogicalResult AtomicAddOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Im2ColOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult Im2ColOp::verify() {
+  Type imageType = getImage().getType(), colType = getCol().getType();
+  if (!isGlobalMemRef(imageType) || cast<MemRefType>(imageType).getRank() != 4)
+    return emitOpError("expects the image to be a 4-d (N, H, W, C) global "
+                       "memref, got ")
+           << imageType;
+  if (!isSharedMemRef(colType) || cast<MemRefType>(colType).getRank() != 2)
+    return emitOpError(
+               "expects the column tile to be a 2-d shared memref, got ")
+           << colType;
+  if (getElementType(getImage()) != getElementType(getCol()))
+    return emitOpError("image element type ")
+           << getElementType(getImage()) << " does not match the column tile's "
+           << getElementType(getCol());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // FillOp
 //===----------------------------------------------------------------------===//
 

@@ -239,3 +239,68 @@ void mlir::tile::buildGuardedWrite(
   Value inBounds = guard ? buildInBounds(b, loc, memref, index) : Value();
   buildGuarded(b, loc, inBounds, [&](OpBuilder &w) { write(w, loc); });
 }
+
+Im2ColIndex mlir::tile::buildIm2ColIndex(OpBuilder &b, Location loc,
+                                         Im2ColOp op, Value image,
+                                         Value pixelBlock, Value kBlock,
+                                         Value row, Value column) {
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto dim = [&](int64_t d) -> Value {
+    return b.createOrFold<memref::DimOp>(loc, image, d);
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return b.createOrFold<arith::AddIOp>(loc, x, y);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return b.createOrFold<arith::MulIOp>(loc, x, y);
+  };
+  auto div = [&](Value x, Value y) -> Value {
+    return b.createOrFold<arith::DivUIOp>(loc, x, y);
+  };
+  auto rem = [&](Value x, Value y) -> Value {
+    return b.createOrFold<arith::RemUIOp>(loc, x, y);
+  };
+  auto below = [&](Value x, Value bound) -> Value {
+    return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x,
+                                         bound);
+  };
+  int64_t kernel = op.getKernel(), stride = op.getStride(),
+          dilation = op.getDilation(), padding = op.getPadding();
+  ArrayRef<int64_t> shape = op.getCol().getType().getShape();
+  Value n = dim(0), h = dim(1), w = dim(2), c = dim(3);
+  // Output extents, at least 1 as divisors (an image smaller than the
+  // filter has no output pixel: `n < N` then fails for every pixel, since
+  // the pixel index divided by one is the pixel index).
+  auto outputExtent = [&](Value extent) -> Value {
+    Value span =
+        add(extent, constant(2 * padding - dilation * (kernel - 1) - 1));
+    Value out =
+        add(b.createOrFold<arith::FloorDivSIOp>(loc, span, constant(stride)),
+            constant(1));
+    return b.createOrFold<arith::MaxSIOp>(loc, out, constant(1));
+  };
+  Value oh = outputExtent(h), ow = outputExtent(w);
+  Value channels = b.createOrFold<arith::MaxSIOp>(loc, c, constant(1));
+  Value pixel = add(mul(pixelBlock, constant(shape[0])), row);
+  Value q = add(mul(kBlock, constant(shape[1])), column);
+  Value x = rem(pixel, ow);
+  Value y = rem(div(pixel, ow), oh);
+  Value picture = div(pixel, mul(ow, oh));
+  Value channel = rem(q, channels);
+  Value kw = rem(div(q, channels), constant(kernel));
+  Value kh = div(q, mul(channels, constant(kernel)));
+  auto input = [&](Value out, Value tap) {
+    return add(add(mul(out, constant(stride)), constant(-padding)),
+               mul(tap, constant(dilation)));
+  };
+  Value inY = input(y, kh), inX = input(x, kw);
+  // Unsigned compares: a negative row or column (the padding) is outside.
+  Value inside = b.createOrFold<arith::AndIOp>(
+      loc,
+      b.createOrFold<arith::AndIOp>(loc, below(picture, n),
+                                    below(kh, constant(kernel))),
+      b.createOrFold<arith::AndIOp>(loc, below(inY, h), below(inX, w)));
+  return {inside, {picture, inY, inX, channel}};
+}

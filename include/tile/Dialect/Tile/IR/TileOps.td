@@ -195,6 +195,44 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_BlockLevel]> {
   }];
 }
 
+def Tile_Im2ColOp : Tile_Op<"im2col", [Tile_BlockLevel]> {
+  let summary = "a block's im2col tile of a 2-d convolution (TileLang's T.im2col)";
+  let description = [{
+    Fills the shared buffer `col` (pixels x channels) with the columns of
+    an NHWC image that a convolution's implicit GEMM multiplies: element
+    `[i, j]` is `image[n, h, w, c]` for output pixel
+    `m = pixel_block * pixels + i` (n, oh, ow, with ow fastest, over the
+    N x OH x OW output) and filter position `q = k_block * channels + j`
+    (kh, kw, c, with c fastest, over the KH x KW x C filter; square
+    filters of `kernel` x `kernel`), `h = oh * stride - padding +
+    kh * dilation`, `w = ow * stride - padding + kw * dilation`, and
+    `OH = (H + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1`
+    (OW likewise). Elements in the padding, past the last pixel or past
+    the filter's end are 0. In a `tile.pipelined` loop it is a producer
+    like a global-to-shared `tile.copy` (cp.async chunks of 16 bytes, the
+    padding's zero-filled), where C is a multiple of 16 bytes' elements.
+
+    ```mlir
+    tile.im2col %img[%by, %k] -> %cols kernel 3 stride 1 dilation 1 padding 1 : memref<?x?x?x?xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "NHWC image", [MemRead]>:$image,
+                       Arg<AnyStaticShapeMemRef, "column tile",
+                           [MemWrite]>:$col,
+                       Index:$pixel_block,
+                       Index:$k_block,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$kernel,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$stride,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$dilation,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$padding);
+  let assemblyFormat = [{
+    $image `[` $pixel_block `,` $k_block `]` `->` $col `kernel` $kernel
+    `stride` $stride `dilation` $dilation `padding` $padding attr-dict
+    `:` type($image) `,` type($col)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_BlockLevel]> {
   let summary = "atomically add a tile into global memory (TileLang's T.atomic_add)";
   let description = [{

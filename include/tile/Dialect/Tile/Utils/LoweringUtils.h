@@ -87,6 +87,20 @@ void buildGuardedWrite(OpBuilder &b, Location loc, Value memref,
                        ValueRange index, bool guard,
                        function_ref<void(OpBuilder &, Location)> write);
 
+/// Where element (row, column) of a tile.im2col's column tile comes from.
+struct Im2ColIndex {
+  /// i1: inside the image (not padding, nor past the pixels or filter).
+  Value inside;
+  /// Its (n, h, w, c) index in the image (meaningful where `inside`).
+  SmallVector<Value> at;
+};
+/// The source in `image` (`op`'s, as the lowering sees it) of element
+/// (row, column) of `op`'s column tile for its blocks `pixelBlock` and
+/// `kBlock` (Im2ColOp's formula).
+Im2ColIndex buildIm2ColIndex(OpBuilder &b, Location loc, Im2ColOp op,
+                             Value image, Value pixelBlock, Value kBlock,
+                             Value row, Value column);
+
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILE_UTILS_LOWERINGUTILS_H
