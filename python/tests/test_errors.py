@@ -95,13 +95,25 @@ def test_break_in_a_kernel_loop():
                     break
 
 
-def test_while_over_runtime_condition():
-    with raises_at("while loops over run-time conditions are not supported"):
+def test_while_else_over_runtime_condition():
+    with raises_at("a while loop over a run-time condition cannot have an else clause"):
         @T.prim_func
         def k(A: T.Tensor((64,), T.int32)):
             with T.Kernel(1) as _:
                 while A[0] > 0:
                     A[0] = A[0] - 1
+                else:
+                    A[1] = 0
+
+
+def test_break_in_a_runtime_while():
+    with raises_at("'break' inside a loop or if that the kernel runs"):
+        @T.prim_func
+        def k(A: T.Tensor((64,), T.int32)):
+            with T.Kernel(1) as _:
+                while A[0] > 0:
+                    A[0] = A[0] - 1
+                    break
 
 
 def test_truth_value_of_runtime_value():

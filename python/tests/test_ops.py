@@ -488,3 +488,76 @@ def test_paged_copies_in_a_pipelined_loop(rng):
                 s = (qb @ kp.T).astype(np.float16).astype(np.float64)
                 ref[b, h * 64:(h + 1) * 64] += s @ kp
     np.testing.assert_allclose(out, ref, rtol=2e-2, atol=2e-2)
+
+
+@tile.jit(target=TARGET)
+def streamk_gemm(M, N, K, programs, block_M=16, block_N=32, block_K=16,
+                 dtype=T.float32):
+    tiles_n = (N + block_N - 1) // block_N
+    iters = (K + block_K - 1) // block_K
+    total = (M + block_M - 1) // block_M * tiles_n * iters
+    share, extra = total // programs, total % programs
+
+    @T.prim_func
+    def kernel(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+               C: T.Tensor((M, N), T.float32)):
+        with T.Kernel(programs, threads=32) as pid:
+            As = T.alloc_shared((block_M, block_K), dtype)
+            Bs = T.alloc_shared((block_K, block_N), dtype)
+            acc = T.alloc_fragment((block_M, block_N), T.float32)
+            it = T.alloc_var(T.int32)
+            it = pid * share + T.min(pid, extra)
+            last = (pid + 1) * share + T.min(pid + 1, extra)
+            # Stream-K: this program's run of K iterations over the tiles,
+            # one tile's part per trip, each added into C atomically.
+            while it < last:
+                tile_id = it // iters
+                k0 = it % iters
+                end = T.min(last, (tile_id + 1) * iters)
+                tm = tile_id // tiles_n
+                tn = tile_id % tiles_n
+                T.clear(acc)
+                for k in T.Pipelined(end - it, num_stages=2):
+                    T.copy(A[tm * block_M, (k0 + k) * block_K], As)
+                    T.copy(B[(k0 + k) * block_K, tn * block_N], Bs)
+                    T.gemm(As, Bs, acc)
+                for i, j in T.Parallel(block_M, block_N):
+                    T.atomic_add(C[tm * block_M + i, tn * block_N + j], acc[i, j])
+                it = end
+    return kernel
+
+
+@pytest.mark.parametrize("programs", [1, 5, 7])
+def test_while_over_a_runtime_condition(rng, programs):
+    # A `while` whose test reads a variable the body updates: an scf.while
+    # around a pipelined GEMM (TileLang's stream-K); 40 x 70 x 90 is ragged
+    # for 16 x 32 x 16 tiles, and 7 programs split tiles mid-way.
+    M, N, K = 40, 70, 90
+    a = rng.integers(-3, 4, (M, K)).astype(np.float32)
+    b = rng.integers(-3, 4, (K, N)).astype(np.float32)
+    k = streamk_gemm(M, N, K, programs)
+    assert "scf.while" in k.get_kernel_source("ir")
+    c = to_device(np.zeros((M, N), np.float32))
+    k(to_device(a), to_device(b), c)
+    np.testing.assert_array_equal(to_numpy(c), a @ b)
+
+
+def test_while_over_a_python_condition_is_unrolled():
+    @tile.jit(out_idx=[-1], target=TARGET)
+    def unrolled(N):
+        @T.prim_func
+        def kernel(X: T.Tensor((N,), T.float32), Y: T.Tensor((N,), T.float32)):
+            with T.Kernel(1, threads=32):
+                f = T.alloc_fragment((N,), T.float32)
+                T.copy(X[0], f)
+                n = 0
+                while n < 3:
+                    for i in T.Parallel(N):
+                        f[i] = f[i] * 2
+                    n += 1
+                T.copy(f, Y[0])
+        return kernel
+    k = unrolled(8)
+    assert "scf.while" not in k.get_kernel_source("ir")
+    x = np.arange(8, dtype=np.float32)
+    np.testing.assert_array_equal(run(k, x), x * 8)

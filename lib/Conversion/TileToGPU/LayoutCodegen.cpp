@@ -280,9 +280,13 @@ SmallVector<Value> mlir::tile::gpu_lowering::delinearize(
 
 Value mlir::tile::gpu_lowering::isMultipleOf(OpBuilder &b, Location loc,
                                              Value v, int64_t n) {
-  Value remainder = arith::RemUIOp::create(b, loc, v, constantIndex(b, loc, n));
+  // Any integer type (index, or a variable's i32).
+  auto constant = [&](int64_t c) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(v.getType(), c));
+  };
+  Value remainder = arith::RemUIOp::create(b, loc, v, constant(n));
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, remainder,
-                               constantIndex(b, loc, 0));
+                               constant(0));
 }
 
 Value mlir::tile::gpu_lowering::areRowsAligned(OpBuilder &b, Location loc,

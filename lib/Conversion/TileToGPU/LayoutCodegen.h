@@ -65,7 +65,8 @@ std::optional<int64_t> mapSlot(const Layout &source, int64_t sourceSlot,
 /// bounded).
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<int64_t> shape);
-/// i1: `v % n == 0`.
+/// i1: `v % n == 0` (`v` an index or integer; `n` a power of two, so
+/// that negative values test right).
 Value isMultipleOf(OpBuilder &b, Location loc, Value v, int64_t n);
 /// i1, uniform over the block: every row of the global `memref` starts at
 /// an address aligned to `elements` elements (base pointer, offset and

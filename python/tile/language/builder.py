@@ -82,7 +82,7 @@ class Region:
     def __init__(self, parent, kind, owner=None):
         self.ops = []
         self.parent = parent
-        self.kind = kind  # func, kernel, parallel, pipelined, for, if
+        self.kind = kind  # func, kernel, parallel, pipelined, for, if, while
         self.owner = owner
         self.args = []
         self.hoisted = 0
@@ -284,7 +284,7 @@ class FunctionBuilder:
             lines.append(f"{pad}{head} {{")
             for i, region in enumerate(op.regions):
                 if i:
-                    lines.append(f"{pad}}} else {{")
+                    lines.append(f"{pad}}} {op.attrs.get('separator', 'else')} {{")
                 self._print_ops(region.ops, lines, depth + 1)
             lines.append(f"{pad}}} {loc_text(op.loc)}")
 

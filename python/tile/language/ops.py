@@ -799,7 +799,7 @@ def _view_home(b, kernel, values):
     # Regions that run their body other than once per entry (parallel
     # iterations) keep their views: only loops and branches are left.
     for i in range(depth):
-        if chain[i].kind not in ("pipelined", "for", "if"):
+        if chain[i].kind not in ("pipelined", "for", "if", "while"):
             return chain[i]
     return chain[depth]
 

@@ -38,6 +38,21 @@ _PREFIX = "_tile_"
 _RT = "_tile_rt_"
 
 
+class _DropJumps(ast.NodeTransformer):
+    """Removes the break and continue statements of one loop level."""
+
+    def visit_Break(self, node):
+        return ast.Pass()
+
+    def visit_Continue(self, node):
+        return ast.Pass()
+
+    def visit_For(self, node):
+        return node
+
+    visit_While = visit_AsyncFor = visit_FunctionDef = visit_Lambda = visit_For
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(self):
         self.counter = 0
@@ -131,16 +146,48 @@ class _Rewriter(ast.NodeTransformer):
         return [mark, loop]
 
     def visit_While(self, node):
+        """`while test: body` becomes
+            w = while_(lambda: test)     # None: the test is a Python value
+            if w is None:
+                while static_cond(test): body
+            else:
+                with w: body             # scf.while, the test its `before`
+        """
         token = self.fresh("l")
-        test = self._rt("static_cond", self.visit(node.test), node=node)
+        visited = self.visit(node.test)
+        test = self._rt("static_cond", visited, node=node)
         self.loops.append(token)
         body = self._stmts(node.body)
         self.loops.pop()
         mark = ast.copy_location(ast.Assign(
             targets=[ast.Name(id=token, ctx=ast.Store())],
             value=self._rt("region_token", node=node)), node)
-        return [mark, ast.copy_location(ast.While(test=test, body=body,
-                                                  orelse=self._stmts(node.orelse)), node)]
+        static = ast.copy_location(ast.While(test=test, body=body,
+                                             orelse=self._stmts(node.orelse)), node)
+        if node.orelse:
+            return [mark, static]
+        w = self.fresh("w")
+        lam = ast.copy_location(ast.Lambda(
+            args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                               kw_defaults=[], kwarg=None, defaults=[]),
+            body=copy.deepcopy(visited)), node)
+        start = ast.copy_location(ast.Assign(
+            targets=[ast.Name(id=w, ctx=ast.Store())],
+            value=self._rt("while_", lam, node=node)), node)
+        # In the kernel's loop a break or continue is an error (the check
+        # _jump put before it raises); the statement itself goes, as Python
+        # allows none outside a loop.
+        runtime_body = _DropJumps().visit(ast.Module(body=copy.deepcopy(body),
+                                                     type_ignores=[])).body
+        runtime = ast.copy_location(ast.With(items=[ast.withitem(
+            context_expr=ast.Name(id=w, ctx=ast.Load()), optional_vars=None)],
+            body=runtime_body or [ast.Pass()]), node)
+        choose = ast.copy_location(ast.If(
+            test=ast.copy_location(ast.Compare(
+                left=ast.Name(id=w, ctx=ast.Load()), ops=[ast.Is()],
+                comparators=[ast.Constant(value=None)]), node),
+            body=[static], orelse=[runtime]), node)
+        return [mark, start, choose]
 
     def _jump(self, node, kind):
         if not self.loops:
@@ -382,6 +429,25 @@ class _IfRegion:
         return False
 
 
+class _RuntimeWhile:
+    """An scf.while whose `before` region computed the test; entering it
+    opens the body (which ends in scf.yield)."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def __enter__(self):
+        self.region = current_builder().open_region("while", self.op)
+        return self
+
+    def __exit__(self, exc_type, *rest):
+        b = current_builder()
+        if exc_type is None:
+            b.emit("scf.yield", result=False)
+        b.leave_region(self.region, exc_type is not None)
+        return False
+
+
 class _Runtime:
     """The helpers rewritten bodies call (bound to the name _tile_rt_)."""
 
@@ -399,12 +465,38 @@ class _Runtime:
         return bool(test)
 
     @staticmethod
+    def while_(test):
+        """A `while` over a run-time condition (`test()` a Value in a
+        kernel) as an scf.while; None when the test is a Python value."""
+        b = maybe_builder()
+        if b is None:
+            return None
+        _, op = b.emit("scf.while : () -> ()", result=False)
+        op.attrs["separator"] = "do"
+        region = b.open_region("while", op)
+        ok = False
+        try:
+            v = test()
+            if isinstance(v, Deferred) or _is_value(v):
+                v = operand(v)
+            if _is_value(v):
+                cond = convert(v, dt.bool_)
+                b.emit(f"scf.condition({cond.name})", result=False)
+                ok = True
+        finally:
+            b.leave_region(region, not ok)
+        if not ok:
+            b.current.ops.remove(op)
+            return None
+        return _RuntimeWhile(op)
+
+    @staticmethod
     def static_cond(test):
         if isinstance(test, Deferred) or _is_value(test):
             v = operand(test)
             if _is_value(v):
-                raise error("while loops over run-time conditions are not supported; "
-                            "use T.serial with a bound and an if")
+                raise error("a while loop over a run-time condition cannot have an "
+                            "else clause; put that code after the loop")
             return bool(v)
         return bool(test)
 

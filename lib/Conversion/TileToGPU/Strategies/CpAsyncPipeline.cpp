@@ -74,6 +74,9 @@ Value buildMultipleOf(KernelContext &k, OpBuilder &b, Location loc,
     return b.createOrFold<arith::AndIOp>(loc, lowerOk, stepOk);
   }
   Operation *op = v.getDefiningOp();
+  // Casts that keep the value (a run-time variable's i32 arithmetic).
+  if (isa_and_nonnull<arith::IndexCastOp, arith::ExtSIOp, arith::ExtUIOp>(op))
+    return buildMultipleOf(k, b, loc, loop, op->getOperand(0), n);
   if (isa_and_nonnull<arith::MulIOp>(op)) {
     Value lhsOk = buildMultipleOf(k, b, loc, loop, op->getOperand(0), n);
     Value rhsOk = buildMultipleOf(k, b, loc, loop, op->getOperand(1), n);
