@@ -21,8 +21,9 @@ def raises_at(match, exc=tile.TileError):
     return pytest.raises(exc, match=re.escape(HERE) + r":\d+(:\d+)?: error: .*" + match)
 
 
-def run(kernel, *arrays):
-    out = kernel(*[to_device(a) if isinstance(a, np.ndarray) else a for a in arrays])
+def run(kernel, *arrays, **constants):
+    out = kernel(*[to_device(a) if isinstance(a, np.ndarray) else a for a in arrays],
+                 **constants)
     if isinstance(out, tuple):
         return tuple(to_numpy(o) for o in out)
     return to_numpy(out)
@@ -642,22 +643,23 @@ def test_persistent_visits_every_tile(rng, blocks):
 
 
 @tile.jit(target=TARGET)
-def conv2d(data, weight, S, D, P, block_M=16, block_N=8, block_K=8):
+def conv2d(data, weight, S, D, P, block_M=16, block_N=8, block_K=8, threads=32,
+           stages=2, dtype=T.float32):
     N, H, W, C, F, K = T.const("N, H, W, C, F, K")
     OH = (H + 2 * P - D * (K - 1) - 1) // S + 1
     OW = (W + 2 * P - D * (K - 1) - 1) // S + 1
-    data: T.Tensor((N, H, W, C), T.float32)
-    weight: T.Tensor((K, K, C, F), T.float32)
+    data: T.Tensor((N, H, W, C), dtype)
+    weight: T.Tensor((K, K, C, F), dtype)
     out = T.empty((N, OH, OW, F), T.float32)
     with T.Kernel(T.ceildiv(F, block_N), T.ceildiv(N * OH * OW, block_M),
-                  threads=32) as (bx, by):
-        cols = T.alloc_shared((block_M, block_K), T.float32)
-        w = T.alloc_shared((block_K, block_N), T.float32)
+                  threads=threads) as (bx, by):
+        cols = T.alloc_shared((block_M, block_K), dtype)
+        w = T.alloc_shared((block_K, block_N), dtype)
         acc = T.alloc_fragment((block_M, block_N), T.float32)
-        weight_flat = T.Tensor((K * K * C, F), T.float32, weight.data)
+        weight_flat = T.Tensor((K * K * C, F), dtype, weight.data)
         out_flat = T.Tensor((N * OH * OW, F), T.float32, out.data)
         T.clear(acc)
-        for k in T.Pipelined(T.ceildiv(K * K * C, block_K), num_stages=2):
+        for k in T.Pipelined(T.ceildiv(K * K * C, block_K), num_stages=stages):
             T.im2col(data, cols, by, k, K, S, D, P)
             T.copy(weight_flat[k * block_K, bx * block_N], w)
             T.gemm(cols, w, acc)
@@ -686,30 +688,6 @@ def test_im2col_convolution(rng, S, D, P):
     np.testing.assert_array_equal(run(conv2d, x, w, S, D, P), conv_ref(x, w, S, D, P))
 
 
-@tile.jit(target=TARGET)
-def conv2d_f16(data, weight, S, D, P, block_M=64, block_N=64, block_K=32):
-    N, H, W, C, F, K = T.const("N, H, W, C, F, K")
-    OH = (H + 2 * P - D * (K - 1) - 1) // S + 1
-    OW = (W + 2 * P - D * (K - 1) - 1) // S + 1
-    data: T.Tensor((N, H, W, C), T.float16)
-    weight: T.Tensor((K, K, C, F), T.float16)
-    out = T.empty((N, OH, OW, F), T.float32)
-    with T.Kernel(T.ceildiv(F, block_N), T.ceildiv(N * OH * OW, block_M),
-                  threads=128) as (bx, by):
-        cols = T.alloc_shared((block_M, block_K), T.float16)
-        w = T.alloc_shared((block_K, block_N), T.float16)
-        acc = T.alloc_fragment((block_M, block_N), T.float32)
-        weight_flat = T.Tensor((K * K * C, F), T.float16, weight.data)
-        out_flat = T.Tensor((N * OH * OW, F), T.float32, out.data)
-        T.clear(acc)
-        for k in T.Pipelined(T.ceildiv(K * K * C, block_K), num_stages=3):
-            T.im2col(data, cols, by, k, K, S, D, P)
-            T.copy(weight_flat[k * block_K, bx * block_N], w)
-            T.gemm(cols, w, acc)
-        T.copy(acc, out_flat[by * block_M, bx * block_N])
-    return out
-
-
 @pytest.mark.parametrize("S,D,P", [(1, 1, 1), (2, 1, 0), (1, 2, 2)])
 def test_im2col_convolution_f16_pipelined(rng, S, D, P):
     # 16 channels: 16-byte chunks of one pixel, which a pipelined loop
@@ -717,10 +695,12 @@ def test_im2col_convolution_f16_pipelined(rng, S, D, P):
     # positions are not multiples of the 64 x 32 tile.
     x = rng.integers(-3, 4, (2, 9, 7, 16)).astype(np.float16)
     w = rng.integers(-3, 4, (3, 3, 16, 40)).astype(np.float16)
-    kernel = conv2d_f16.compile(x, w, S, D, P)
+    config = dict(block_M=64, block_N=64, block_K=32, threads=128, stages=3,
+                  dtype=T.float16)
+    kernel = conv2d.compile(x, w, S, D, P, **config)
     assert "tile.im2col" in kernel.get_kernel_source("ir")
     ref = conv_ref(x.astype(np.float32), w.astype(np.float32), S, D, P)
-    np.testing.assert_array_equal(run(conv2d_f16, x, w, S, D, P), ref)
+    np.testing.assert_array_equal(run(conv2d, x, w, S, D, P, **config), ref)
 
 
 def test_im2col_errors():

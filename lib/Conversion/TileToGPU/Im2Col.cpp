@@ -17,7 +17,6 @@
 #include "Copies.h"
 #include "Strategies/PipelineStrategies.h"
 
-#include "tile/Dialect/Tile/Transforms/CompileBounds.h"
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -66,29 +65,12 @@ mlir::tile::gpu_lowering::whyNotIm2ColProducer(const KernelPlan &plan,
   int64_t width = getIm2ColWidth(op);
   if (width == 1)
     return "its rows are not whole 16-byte chunks of unit-stride channels";
-  int64_t rounds =
-      llvm::divideCeil(op.getCol().getType().getNumElements() / width,
-                       plan.threads) *
-      loop.getNumStagesAttr().getInt();
-  if (rounds > kMaxUnrolledCopyRounds)
-    return "it would unroll " + std::to_string(rounds) +
-           " rounds of 16-byte copies per thread, more than " +
-           std::to_string(kMaxUnrolledCopyRounds);
-  const Layout &layout = plan.shared.find(alloc.getResult())->second.layout;
-  if (failed(layout.rescale(layout.getInRank() - 1, width)) ||
-      layout.getOutExtents()[0] % width != 0)
-    return "the shared layout does not keep 16-byte chunks contiguous";
+  if (std::string why = whyNotStagedBuffer(plan, loop, op, alloc, width);
+      !why.empty())
+    return why;
   if (failed(getOffsetSlice(plan, loop,
                             ValueRange{op.getPixelBlock(), op.getKBlock()})))
     return "its blocks depend on more than index arithmetic in the loop";
-  for (Operation *user : op.getCol().getUsers()) {
-    if (user == op)
-      continue;
-    if (!loop->isProperAncestor(user))
-      return "its column buffer is also used outside the loop";
-    if (!op->isBeforeInBlock(body.findAncestorOpInBlock(*user)))
-      return "its column buffer is used before it in the loop body";
-  }
   Value image = getViewRoot(op.getImage());
   WalkResult writes = loop.walk([&](MemoryEffectOpInterface effects) {
     SmallVector<MemoryEffects::EffectInstance> instances;

@@ -126,35 +126,13 @@ std::string mlir::tile::gpu_lowering::whyNotProducer(const KernelPlan &plan,
   ArrayRef<int64_t> shape = alloc.getType().getShape();
   if (shape.back() % chunk != 0)
     return "the tile's rows are not a whole number of 16-byte chunks";
-  // Unrolled rounds per thread: one per stage filled ahead (cp.async), or
-  // a load and a store (through registers, on targets without cp.async).
-  int64_t copies =
-      plan.target.has(Feature::CpAsync) ? loop.getNumStagesAttr().getInt() : 2;
-  if (int64_t rounds =
-          llvm::divideCeil(alloc.getType().getNumElements() / chunk,
-                           plan.threads) *
-          copies;
-      rounds > kMaxUnrolledCopyRounds)
-    return "it would unroll " + std::to_string(rounds) +
-           " rounds of 16-byte copies per thread, more than " +
-           std::to_string(kMaxUnrolledCopyRounds);
   if (auto pad = copy.getPadAttr(); pad && !isZero(pad))
     return "it pads with a value other than 0";
-  const Layout &layout = plan.shared.find(alloc.getResult())->second.layout;
-  if (failed(layout.rescale(layout.getInRank() - 1, chunk)) ||
-      layout.getOutExtents()[0] % chunk != 0)
-    return "the shared layout does not keep 16-byte chunks contiguous";
+  if (std::string why = whyNotStagedBuffer(plan, loop, copy, alloc, chunk);
+      !why.empty())
+    return why;
   if (failed(getOffsetSlice(plan, loop, copy)))
     return "its offsets depend on more than index arithmetic in the loop";
-  // Every other use of the buffer is later in this loop's body.
-  for (Operation *user : copy.getDest().getUsers()) {
-    if (user == copy)
-      continue;
-    if (!loop->isProperAncestor(user))
-      return "its shared buffer is also used outside the loop";
-    if (!copy->isBeforeInBlock(body.findAncestorOpInBlock(*user)))
-      return "its shared buffer is used before it in the loop body";
-  }
   // The loop does not write the tensor it reads.
   WalkResult writes = loop.walk([&](Operation *op) {
     if (auto other = dyn_cast<CopyOp>(op);
@@ -170,6 +148,40 @@ std::string mlir::tile::gpu_lowering::whyNotProducer(const KernelPlan &plan,
   });
   if (writes.wasInterrupted())
     return "the loop also writes the tensor it reads";
+  return "";
+}
+
+std::string mlir::tile::gpu_lowering::whyNotStagedBuffer(const KernelPlan &plan,
+                                                         PipelinedOp loop,
+                                                         Operation *producer,
+                                                         AllocSharedOp alloc,
+                                                         int64_t chunk) {
+  // Unrolled rounds per thread: one per stage filled ahead (cp.async), or
+  // a load and a store (through registers, on targets without cp.async).
+  int64_t copies =
+      plan.target.has(Feature::CpAsync) ? loop.getNumStagesAttr().getInt() : 2;
+  if (int64_t rounds =
+          llvm::divideCeil(alloc.getType().getNumElements() / chunk,
+                           plan.threads) *
+          copies;
+      rounds > kMaxUnrolledCopyRounds)
+    return "it would unroll " + std::to_string(rounds) +
+           " rounds of 16-byte copies per thread, more than " +
+           std::to_string(kMaxUnrolledCopyRounds);
+  const Layout &layout = plan.shared.find(alloc.getResult())->second.layout;
+  if (failed(layout.rescale(layout.getInRank() - 1, chunk)) ||
+      layout.getOutExtents()[0] % chunk != 0)
+    return "the shared layout does not keep 16-byte chunks contiguous";
+  // Every other use of the buffer is later in this loop's body.
+  Block &body = loop.getBody().front();
+  for (Operation *user : alloc.getResult().getUsers()) {
+    if (user == producer)
+      continue;
+    if (!loop->isProperAncestor(user))
+      return "its shared buffer is also used outside the loop";
+    if (!producer->isBeforeInBlock(body.findAncestorOpInBlock(*user)))
+      return "its shared buffer is used before it in the loop body";
+  }
   return "";
 }
 

@@ -58,6 +58,13 @@ void cloneOffsetSlice(const KernelPlan &plan, OpBuilder &b, PipelinedOp loop,
 /// through registers; empty when it can be).
 std::string whyNotProducer(const KernelPlan &plan, PipelinedOp loop,
                            CopyOp copy);
+/// Why the shared buffer `alloc` that `producer` fills with chunks of
+/// `chunk` elements cannot be staged by `loop`'s pipeline (too many
+/// unrolled copies, a layout that splits chunks, a use outside the loop or
+/// before the producer); empty when it can.
+std::string whyNotStagedBuffer(const KernelPlan &plan, PipelinedOp loop,
+                               Operation *producer, AllocSharedOp alloc,
+                               int64_t chunk);
 /// i1, uniform over the block: every chunk `copy` moves starts 16-byte
 /// aligned in global memory in every iteration.
 Value buildChunkAlignment(KernelContext &k, OpBuilder &b, Location loc,
