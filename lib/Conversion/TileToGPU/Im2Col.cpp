@@ -41,9 +41,9 @@ int64_t mlir::tile::gpu_lowering::getIm2ColWidth(Im2ColOp op) {
 
 Value mlir::tile::gpu_lowering::buildIm2ColAlignment(OpBuilder &b, Location loc,
                                                      Im2ColOp op) {
-  // Rows (pixels) aligned: a chunk starts at a channel that is a multiple
-  // of the width (the column tile's width is one), and, C being the row
-  // stride's multiple, never crosses into the next pixel.
+  // Pixels aligned, and C a multiple of the chunk: a chunk starts at a
+  // channel that is a multiple of the chunk (the tile's rows are whole
+  // chunks) and never crosses into the next pixel.
   int64_t width = getIm2ColWidth(op);
   Value aligned = areRowsAligned(b, loc, op.getImage(), width);
   Value channels = memref::DimOp::create(b, loc, op.getImage(), 3);
