@@ -263,6 +263,33 @@ def test_dtype_names():
     assert T.dtype("float8_e4m3fn").bits == 8 and T.int16.itemsize == 2
 
 
+@tile.jit(out_idx=[-1], target=TARGET)
+def tf32_gemm(M, N, K, block=32):
+    @T.prim_func
+    def kernel(A: T.Tensor((M, K), T.float32), B: T.Tensor((K, N), T.float32),
+               C: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(N, block), T.ceildiv(M, block), threads=128) as (bx, by):
+            As = T.alloc_shared((block, block), T.tfloat32)
+            Bs = T.alloc_shared((block, block), T.tfloat32)
+            acc = T.alloc_fragment((block, block), T.float32)
+            T.clear(acc)
+            for k in T.Pipelined(T.ceildiv(K, block), num_stages=2):
+                T.copy(A[by * block, k * block], As)
+                T.copy(B[k * block, bx * block], Bs)
+                T.gemm(As, Bs, acc)
+            T.copy(acc, C[by * block, bx * block])
+    return kernel
+
+
+def test_tfloat32_buffers(rng):
+    # TileLang's tf32 buffers: f32 storage whose gemm multiplies as tf32
+    # on the GPU (10-bit mantissas: small integers stay exact).
+    assert T.tfloat32 is T.float32 and T.dtype("tfloat32") is T.float32
+    a = rng.integers(-4, 5, (50, 70)).astype(np.float32)
+    b = rng.integers(-4, 5, (70, 40)).astype(np.float32)
+    np.testing.assert_array_equal(run(tf32_gemm(50, 40, 70), a, b), a @ b)
+
+
 def test_dtypes_are_their_names():
     """TileLang's dtypes are strings: programs pass them to getattr(torch, ...)."""
     import pickle

@@ -44,6 +44,9 @@ from . import fp8  # noqa: F401
 float8_e4m3fn = float8_e4m3
 half = float16
 float = float32  # noqa: A001 - TileLang's name
+# TileLang's tf32 buffers hold f32 bits that its gemms multiply as tf32;
+# tile's gemms of f32 already use the tensor cores' tf32 (wgmma, mma.sync).
+tfloat32 = float32
 double = float64
 short = int16
 int = int32  # noqa: A001 - TileLang's name

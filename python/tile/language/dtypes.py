@@ -116,6 +116,7 @@ _BY_NAME = {
 # TileLang's other names (C names, short forms, torch's fp8 spelling).
 _ALIASES = {
     "half": float16, "float": float32, "double": float64, "bf16": bfloat16,
+    "tfloat32": float32, "tf32": float32,
     "fp16": float16, "fp32": float32, "fp64": float64, "f16": float16,
     "f32": float32, "f64": float64, "float8_e4m3fn": float8_e4m3,
     "e4m3_float8": float8_e4m3, "e5m2_float8": float8_e5m2,
