@@ -71,17 +71,8 @@ mlir::tile::gpu_lowering::whyNotIm2ColProducer(const KernelPlan &plan,
   if (failed(getOffsetSlice(plan, loop,
                             ValueRange{op.getPixelBlock(), op.getKBlock()})))
     return "its blocks depend on more than index arithmetic in the loop";
-  Value image = getViewRoot(op.getImage());
-  WalkResult writes = loop.walk([&](MemoryEffectOpInterface effects) {
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &effect : instances)
-      if (isa<MemoryEffects::Write>(effect.getEffect()) &&
-          (!effect.getValue() || getViewRoot(effect.getValue()) == image))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  if (writes.wasInterrupted())
+  std::optional<llvm::DenseSet<Value>> written = findWrittenBuffers(loop);
+  if (!written || written->contains(getViewRoot(op.getImage())))
     return "the loop may write the image it reads";
   return "";
 }

@@ -16,16 +16,10 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-/// The tensors from outside `kernel` that it reads with memref.load and
-/// never writes (none when an op may write memory it does not name).
-static llvm::DenseSet<Value> findConstantTensors(KernelOp kernel) {
-  llvm::DenseSet<Value> read, written;
-  WalkResult result = kernel.walk([&](Operation *op) {
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      Value root = getViewRoot(load.getMemRef());
-      if (!kernel->isAncestor(root.getParentBlock()->getParentOp()))
-        read.insert(root);
-    }
+std::optional<llvm::DenseSet<Value>>
+mlir::tile::gpu_lowering::findWrittenBuffers(Operation *scope) {
+  llvm::DenseSet<Value> written;
+  WalkResult result = scope->walk([&](Operation *op) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
       return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
@@ -43,11 +37,23 @@ static llvm::DenseSet<Value> findConstantTensors(KernelOp kernel) {
     return WalkResult::advance();
   });
   if (result.wasInterrupted())
-    return {};
+    return std::nullopt;
+  return written;
+}
+
+/// The tensors from outside `kernel` that it reads with memref.load and
+/// never writes (none when an op may write memory it does not name).
+static llvm::DenseSet<Value> findConstantTensors(KernelOp kernel) {
+  std::optional<llvm::DenseSet<Value>> written = findWrittenBuffers(kernel);
   llvm::DenseSet<Value> constant;
-  for (Value root : read)
-    if (!written.contains(root))
+  if (!written)
+    return constant;
+  kernel.walk([&](memref::LoadOp load) {
+    Value root = getViewRoot(load.getMemRef());
+    if (!kernel->isAncestor(root.getParentBlock()->getParentOp()) &&
+        !written->contains(root))
       constant.insert(root);
+  });
   return constant;
 }
 

@@ -191,6 +191,11 @@ private:
 // What the op families need planned (defined next to their lowerings)
 //===----------------------------------------------------------------------===//
 
+/// The buffers (view roots) that `scope` and the ops nested in it write;
+/// std::nullopt when one of them may write memory it does not name (no
+/// memory-effect interface, or a write without a value).
+std::optional<llvm::DenseSet<Value>> findWrittenBuffers(Operation *scope);
+
 /// Pipelining.cpp: sets `plan.warpSpecialized` to the pipelined loop of
 /// `kernel` to warp-specialize, if any: the one TMA pipeline of the kernel,
 /// a statement of its body, on a target with `warp-specialize`, when its

@@ -791,11 +791,10 @@ def _view_home(b, kernel, values):
         if r is kernel:
             break
         r = r.parent
-    # (T.max shadows the builtin here.)
-    depth = len(chain) - 1
+    depth = len(chain) - 1  # (T.min shadows the builtin here)
     for v in values:
-        if v.region in chain:
-            depth = chain.index(v.region) if chain.index(v.region) < depth else depth
+        if v.region in chain and chain.index(v.region) < depth:
+            depth = chain.index(v.region)
     # Regions that run their body other than once per entry (parallel
     # iterations) keep their views: only loops and branches are left.
     for i in range(depth):

@@ -288,8 +288,10 @@ private:
   /// Issues every producer's copies for iteration `iteration` into stage
   /// `stage` (0 source bytes unless `valid`); returns the group's token.
   Value issue(OpBuilder &b, Value iteration, Value stage, Value valid);
-  void issueCopy(OpBuilder &b, CopyOp copy, Value iteration, Value stage,
-                 Value valid, SmallVectorImpl<Value> &tokens);
+  /// One cp.async of `chunk` from `source` into `shared`, `width`
+  /// elements wide; its token goes into `tokens`.
+  void issueChunk(OpBuilder &b, const ProducerChunk &chunk, Value shared,
+                  Value source, int64_t width, SmallVectorImpl<Value> &tokens);
 
   KernelContext &k;
   PatternRewriter &rewriter;
@@ -301,37 +303,33 @@ private:
 Value PipelineBuilder::issue(OpBuilder &b, Value iteration, Value stage,
                              Value valid) {
   SmallVector<Value> tokens;
-  for (CopyOp copy : plan.producers)
-    issueCopy(b, copy, iteration, stage, valid, tokens);
+  for (CopyOp copy : plan.producers) {
+    Value shared = k.shared.lookup(copy.getDest()).memory;
+    forEachChunk(k, b, loop, copy, iteration, stage, valid,
+                 [&](const ProducerChunk &chunk) {
+                   issueChunk(b, chunk, shared, copy.getSource(),
+                              getProducerChunk(copy), tokens);
+                 });
+  }
   for (Im2ColOp gather : plan.gathers) {
-    SharedStorage buffer = k.shared.lookup(gather.getCol());
-    auto dstElements = b.getIndexAttr(getIm2ColWidth(gather));
-    forEachIm2ColChunk(
-        k, b, loop, gather, iteration, stage, valid,
-        [&](const ProducerChunk &chunk) {
-          tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
-              buffer.memory, ValueRange{chunk.dst}, gather.getImage(), chunk.at,
-              dstElements, chunk.count, /*bypassL1=*/b.getUnitAttr()));
-        });
+    Value shared = k.shared.lookup(gather.getCol()).memory;
+    forEachIm2ColChunk(k, b, loop, gather, iteration, stage, valid,
+                       [&](const ProducerChunk &chunk) {
+                         issueChunk(b, chunk, shared, gather.getImage(),
+                                    getIm2ColWidth(gather), tokens);
+                       });
   }
   return nvgpu::DeviceAsyncCreateGroupOp::create(
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
 }
 
-void PipelineBuilder::issueCopy(OpBuilder &b, CopyOp copy, Value iteration,
-                                Value stage, Value valid,
-                                SmallVectorImpl<Value> &tokens) {
-  SharedStorage buffer = k.shared.lookup(copy.getDest());
-  auto dstElements = b.getIndexAttr(getProducerChunk(copy));
-  forEachChunk(k, b, loop, copy, iteration, stage, valid,
-               [&](const ProducerChunk &chunk) {
-                 tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-                     b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
-                     buffer.memory, ValueRange{chunk.dst}, copy.getSource(),
-                     chunk.at, dstElements, chunk.count,
-                     /*bypassL1=*/b.getUnitAttr()));
-               });
+void PipelineBuilder::issueChunk(OpBuilder &b, const ProducerChunk &chunk,
+                                 Value shared, Value source, int64_t width,
+                                 SmallVectorImpl<Value> &tokens) {
+  tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared,
+      ValueRange{chunk.dst}, source, chunk.at, b.getIndexAttr(width),
+      chunk.count, /*bypassL1=*/b.getUnitAttr()));
 }
 
 LogicalResult PipelineBuilder::build(OpBuilder &b) {
