@@ -63,3 +63,20 @@ func.func @too_much_shared() {
   }
   return
 }
+
+// -----
+
+func.func @early_im2col_narrow(%img: memref<?x?x?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%bx) in (1) threads(32) {
+    %cols = tile.alloc_shared : memref<16x6xf16, #gpu.address_space<workgroup>>
+    %f = tile.fragment : !tile.fragment<16x6xf16>
+    tile.pipelined %k = %c0 to %n step %c1 stages(2) stage [0, 1] {
+      // expected-error @+1 {{'tile.im2col' op is scheduled in pipeline stage 0 of 1, but only global-to-shared copies can run ahead, and its rows are not whole 16-byte chunks of unit-stride channels}}
+      tile.im2col %img[%bx, %k] -> %cols kernel 3 stride 1 dilation 1 padding 1 : memref<?x?x?x?xf16>, memref<16x6xf16, #gpu.address_space<workgroup>>
+      tile.copy %cols -> %f : memref<16x6xf16, #gpu.address_space<workgroup>>, !tile.fragment<16x6xf16>
+    }
+  }
+  return
+}

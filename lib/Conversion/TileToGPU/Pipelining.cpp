@@ -363,14 +363,21 @@ static FailureOr<PipelinePlan> planPipeline(const KernelPlan &kernelPlan,
   if (stageOf)
     for (int64_t s : *stageOf)
       lastStage = std::max(lastStage, s);
+  // tile.im2col producers (gathers) run ahead on cp.async only (the
+  // register pipeline and TMA move tile.copy tiles).
+  bool cpAsync = kernelPlan.target.has(Feature::CpAsync);
   for (auto [i, op] : llvm::enumerate(body)) {
     auto copy = dyn_cast<CopyOp>(op);
+    auto gather = dyn_cast<Im2ColOp>(op);
     bool early = stageOf && (*stageOf)[i] < lastStage;
     // Index arithmetic goes wherever its users are.
-    if (!copy && op.getNumRegions() == 0 && isPure(&op))
+    if (!copy && !gather && op.getNumRegions() == 0 && isPure(&op))
       continue;
     std::string why =
-        copy ? whyNotProducer(kernelPlan, loop, copy) : "it is not a copy";
+        copy     ? whyNotProducer(kernelPlan, loop, copy)
+        : !gather ? "it is not a copy"
+        : cpAsync ? whyNotIm2ColProducer(kernelPlan, loop, gather)
+                  : "the target has no cp.async to gather with";
     if (!why.empty()) {
       if (early)
         return op.emitOpError("is scheduled in pipeline stage ")
@@ -381,24 +388,11 @@ static FailureOr<PipelinePlan> planPipeline(const KernelPlan &kernelPlan,
     }
     if (stageOf && !early)
       continue;
-    plan.producers.push_back(copy);
+    if (copy)
+      plan.producers.push_back(copy);
+    else
+      plan.gathers.push_back(gather);
   }
-  // tile.im2col producers: cp.async only (the register pipeline and TMA
-  // move tile.copy tiles).
-  if (kernelPlan.target.has(Feature::CpAsync))
-    for (auto [i, op] : llvm::enumerate(body)) {
-      auto gather = dyn_cast<Im2ColOp>(op);
-      if (!gather)
-        continue;
-      bool early = stageOf && (*stageOf)[i] < lastStage;
-      std::string why = whyNotIm2ColProducer(kernelPlan, loop, gather);
-      if (!why.empty() && early)
-        return op.emitOpError("is scheduled in pipeline stage ")
-               << (*stageOf)[i] << " of " << lastStage
-               << ", but it cannot run ahead: " << why;
-      if (why.empty() && (!stageOf || early))
-        plan.gathers.push_back(gather);
-    }
   if (!plan.hasProducers())
     return plan;
   if (!kernelPlan.target.has(Feature::CpAsync)) {

@@ -65,3 +65,4 @@ func.func @narrow(%img: memref<?x?x?x?xf16>, %kt: index) {
   }
   return
 }
+
