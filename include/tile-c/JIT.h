@@ -129,16 +129,18 @@ typedef struct TileJitCompileOptions {
    * pipelines' copies in a producer warpgroup; persistent kernels' stores
    * as TMA stores; cluster pairs sharing tiles by TMA multicast; pipelines
    * written with fewer than 4 stages deepened where that costs no
-   * occupancy. */
+   * occupancy; GEMM-shaped kernels' blocks launched in panels that share
+   * tiles in L2. */
   bool warpSpecialize;
   bool tmaStore;
   bool tmaMulticast;
   bool deepenPipelines;
+  bool rasterBlocks;
 } TileJitCompileOptions;
 
 /* optLevel 3, the default cache directory ($TILE_CACHE_DIR, else
  * ~/.cache/tile; the string lives for the process), warpSpecialize,
- * tmaStore and deepenPipelines on, tmaMulticast off. */
+ * tmaStore, deepenPipelines and rasterBlocks on, tmaMulticast off. */
 MLIR_CAPI_EXPORTED TileJitCompileOptions tileJitCompileOptionsGetDefault(void);
 
 /* A compiler for `device`'s target and chip; it memoizes what it compiles. */

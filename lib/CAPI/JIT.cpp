@@ -156,7 +156,8 @@ TileJitCompileOptions tileJitCompileOptionsGetDefault(void) {
           defaults.codegen.warpSpecialize,
           defaults.codegen.tmaStore,
           defaults.codegen.tmaMulticast,
-          defaults.codegen.deepenPipelines};
+          defaults.codegen.deepenPipelines,
+          defaults.codegen.rasterBlocks};
 }
 
 TileJitCompiler tileJitCompilerCreate(TileJitDevice device,
@@ -173,6 +174,7 @@ TileJitCompiler tileJitCompilerCreate(TileJitDevice device,
   compileOptions.codegen.tmaStore = options.tmaStore;
   compileOptions.codegen.tmaMulticast = options.tmaMulticast;
   compileOptions.codegen.deepenPipelines = options.deepenPipelines;
+  compileOptions.codegen.rasterBlocks = options.rasterBlocks;
   // A device that cannot run code only compiles into the cache.
   compileOptions.initialize = d.canRun();
   return {new jit::Compiler(std::move(compileOptions), d.getRuntimeSymbols())};

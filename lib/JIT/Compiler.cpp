@@ -268,7 +268,8 @@ std::string Compiler::getKey(ModuleOp module) {
        << "\nwarp-specialize=" << options.codegen.warpSpecialize
        << " tma-store=" << options.codegen.tmaStore
        << " tma-multicast=" << options.codegen.tmaMulticast
-       << " deepen-pipelines=" << options.codegen.deepenPipelines;
+       << " deepen-pipelines=" << options.codegen.deepenPipelines
+       << " raster-blocks=" << options.codegen.rasterBlocks;
   return sha256Hex(text);
 }
 

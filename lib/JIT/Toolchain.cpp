@@ -40,6 +40,7 @@ LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
     nvvm.tmaStore = options.codegen.tmaStore;
     nvvm.tmaMulticast = options.codegen.tmaMulticast;
     nvvm.deepenPipelines = options.codegen.deepenPipelines;
+    nvvm.rasterBlocks = options.codegen.rasterBlocks;
     buildTileToNVVMPipeline(pm, nvvm);
     return success();
   }

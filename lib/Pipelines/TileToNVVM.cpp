@@ -100,6 +100,9 @@ void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
   pm.addPass(createTileSpecializeKernels());
   pm.addPass(createTileInsertBarriers());
   pm.addPass(createTileWidenKernels());
+  // Measured on NVIDIA only (docs/performance.md).
+  if (codegen.rasterBlocks && vendor == "nvidia")
+    pm.addPass(createTileRasterKernels());
   pm.addPass(createTileInferLayouts());
   ConvertTileToGPUOptions lowering;
   lowering.warpSpecialize = codegen.warpSpecialize;

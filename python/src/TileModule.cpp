@@ -200,12 +200,14 @@ struct CompileResult {
 
 /// GpuCodegenOptions from Python's keyword arguments.
 GpuCodegenOptions makeCodegenOptions(bool warpSpecialize, bool tmaStore,
-                                     bool tmaMulticast, bool deepenPipelines) {
+                                     bool tmaMulticast, bool deepenPipelines,
+                                     bool rasterBlocks) {
   GpuCodegenOptions codegen;
   codegen.warpSpecialize = warpSpecialize;
   codegen.tmaStore = tmaStore;
   codegen.tmaMulticast = tmaMulticast;
   codegen.deepenPipelines = deepenPipelines;
+  codegen.rasterBlocks = rasterBlocks;
   return codegen;
 }
 
@@ -616,15 +618,17 @@ NB_MODULE(_tile, m) {
           "__init__",
           [](Compiler *self, const std::string &target, std::string chip,
              unsigned optLevel, std::string cacheDir, bool warpSpecialize,
-             bool tmaStore, bool tmaMulticast, bool deepenPipelines) {
-            new (self)
-                Compiler(target, std::move(chip), optLevel, std::move(cacheDir),
-                         makeCodegenOptions(warpSpecialize, tmaStore,
-                                            tmaMulticast, deepenPipelines));
+             bool tmaStore, bool tmaMulticast, bool deepenPipelines,
+             bool rasterBlocks) {
+            new (self) Compiler(
+                target, std::move(chip), optLevel, std::move(cacheDir),
+                makeCodegenOptions(warpSpecialize, tmaStore, tmaMulticast,
+                                   deepenPipelines, rasterBlocks));
           },
           "target"_a, "chip"_a = "", "opt_level"_a = 3, "cache_dir"_a = "",
           "warp_specialize"_a = true, "tma_store"_a = true,
-          "tma_multicast"_a = false, "deepen_pipelines"_a = true)
+          "tma_multicast"_a = false, "deepen_pipelines"_a = true,
+          "raster_blocks"_a = true)
       .def(
           "compile",
           [](Compiler &self, const std::string &ir, const std::string &entry) {
@@ -645,6 +649,7 @@ NB_MODULE(_tile, m) {
         options["tma_store"] = codegen.tmaStore;
         options["tma_multicast"] = codegen.tmaMulticast;
         options["deepen_pipelines"] = codegen.deepenPipelines;
+        options["raster_blocks"] = codegen.rasterBlocks;
         return options;
       });
 
@@ -668,14 +673,15 @@ NB_MODULE(_tile, m) {
       "device_source",
       [](const std::string &ir, const std::string &target,
          const std::string &chip, bool warpSpecialize, bool tmaStore,
-         bool tmaMulticast, bool deepenPipelines) {
+         bool tmaMulticast, bool deepenPipelines, bool rasterBlocks) {
         return deviceSource(ir, target, chip,
                             makeCodegenOptions(warpSpecialize, tmaStore,
-                                               tmaMulticast, deepenPipelines));
+                                               tmaMulticast, deepenPipelines,
+                                               rasterBlocks));
       },
       "ir"_a, "target"_a, "chip"_a, "warp_specialize"_a = true,
       "tma_store"_a = true, "tma_multicast"_a = false,
-      "deepen_pipelines"_a = true,
+      "deepen_pipelines"_a = true, "raster_blocks"_a = true,
       "The device code (PTX, AMDGPU assembly) of `ir`, with the diagnostics");
   m.def("synchronize", &synchronize, "target"_a, "device"_a = 0);
   m.def(

@@ -313,11 +313,11 @@ def test_feature_keys_restrict_the_gpu_target():
 
 def test_codegen_keys_set_the_lowerings_policies():
     """tl.disable_warp_specialized and tile's own keys (warp_specialize,
-    tma_store, tma_multicast, deepen_pipelines) become the compiler's codegen
+    tma_store, tma_multicast, deepen_pipelines, raster_blocks) become the compiler's codegen
     options, which are part of the compiler's identity and of the cache key."""
     K = tile.PassConfigKey
     defaults = {"warp_specialize": True, "tma_store": True, "tma_multicast": False,
-                "deepen_pipelines": True}
+                "deepen_pipelines": True, "raster_blocks": True}
     assert env.codegen_options({}) == defaults
     assert env.codegen_options({K.TL_DISABLE_WARP_SPECIALIZED: True}) == \
         {**defaults, "warp_specialize": False}
@@ -326,6 +326,8 @@ def test_codegen_keys_set_the_lowerings_policies():
         {**defaults, "tma_store": False, "tma_multicast": True}
     assert env.codegen_options({"deepen_pipelines": False}) == \
         {**defaults, "deepen_pipelines": False}
+    assert env.codegen_options({"raster_blocks": False}) == \
+        {**defaults, "raster_blocks": False}
     a = env.get_compiler("cpu", "", 3)
     b = env.get_compiler("cpu", "", 3, {"warp_specialize": False})
     assert a is not b and a is env.get_compiler("cpu", "", 3, defaults)
@@ -352,6 +354,26 @@ def test_feature_keys_change_the_ptx(configs, present, absent):
         assert text in ptx, text
     for text in absent:
         assert text not in ptx, text
+
+
+def test_raster_blocks_reorders_a_gemms_blocks():
+    """raster_blocks (on by default) reaches the lowering: a GEMM of 16 x 16
+    blocks gets block ids in panels (tile-raster-kernels), which its PTX
+    computes from %ctaid; off, the PTX is the launch order's. A GEMM of 2
+    blocks along x is left as it is either way."""
+    from tile._ext import ext
+
+    def ptx(n, raster):
+        ir = gemm_nt.get_ir(256, n, 256, block_M=128, block_N=128, block_K=32,
+                            num_stages=3).ir
+        text, diags = ext.device_source(ir, "cuda", "sm_90a",
+                                        **env.codegen_options({"raster_blocks": raster}))
+        if not text:
+            pytest.skip(f"this build does not lower to PTX ({[d.message for d in diags][:1]})")
+        return text
+
+    assert ptx(2048, True) != ptx(2048, False)
+    assert ptx(256, True) == ptx(256, False)
 
 
 def test_device_source_comes_from_the_jit_pipeline_of_each_target():

@@ -85,6 +85,11 @@ cl::opt<bool> deepenPipelines(
     cl::desc("Pipelines written with fewer than 4 stages get more where "
              "that costs no occupancy (default true)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> rasterBlocks(
+    "raster-blocks",
+    cl::desc("GEMM-shaped kernels launch their blocks in panels that share "
+             "tiles in L2 (default true)"),
+    cl::init(true), cl::cat(category));
 cl::list<std::string>
     argSpecs("arg",
              cl::desc("One per parameter: TYPE[:SHAPE]=INIT with INIT one of "
@@ -290,6 +295,7 @@ int main(int argc, char **argv) {
   options.codegen.tmaStore = tmaStore;
   options.codegen.tmaMulticast = tmaMulticast;
   options.codegen.deepenPipelines = deepenPipelines;
+  options.codegen.rasterBlocks = rasterBlocks;
 
   // Parse.
   auto start = std::chrono::steady_clock::now();

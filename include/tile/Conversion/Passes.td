@@ -175,7 +175,14 @@ def ConvertInt8ToFloatByBits
     whose values the integer range analysis bounds to the mantissa (a nibble
     unpacked with shifts and masks, minus its zero point) convert the same
     way, one element per word: x plus the bits of 1024 + 512 (f16, signed)
-    as a float, minus that float. Runs before arith-to-llvm.
+    as a float, minus that float; and where they are bytes widened, minus a
+    constant of at most 128 (a zero point), by words as the bytes
+    themselves, minus base + the constant. 4-bit values unpacked from a
+    vector of bytes, `(ext(shuffle(bytes)) >> s) & 15` with each shift 0 or
+    4 (two weights a byte), become words of nibbles first: per word of
+    bytes its low nibbles and its high ones (`and`, `shr`), and one `prmt`
+    per four weights interleaving them as the shuffle orders them. Runs
+    before arith-to-llvm.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect",
                            "::mlir::vector::VectorDialect"];

@@ -51,6 +51,11 @@ struct TileToNVVMPipelineOptions
       llvm::cl::desc("Pipelines written with fewer than 4 stages get more "
                      "where that costs no occupancy (GpuCodegenOptions)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> rasterBlocks{
+      *this, "raster-blocks",
+      llvm::cl::desc("GEMM-shaped kernels launch their blocks in panels "
+                     "that share tiles in L2 (GpuCodegenOptions)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features, e.g. +ptx80"),
       llvm::cl::init("+ptx80")};
@@ -75,6 +80,7 @@ struct TileToNVVMPipelineOptions
     codegen.tmaStore = tmaStore;
     codegen.tmaMulticast = tmaMulticast;
     codegen.deepenPipelines = deepenPipelines;
+    codegen.rasterBlocks = rasterBlocks;
     return codegen;
   }
 };

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -54,49 +55,50 @@ static Value splat(PatternRewriter &rewriter, Location loc, Type type,
   return arith::ConstantOp::create(rewriter, loc, attr);
 }
 
+/// The floats base + u of a vector of bytes (u = x ^ 0x80 when `isSigned`,
+/// else x; base 1024.0 for f16, 2^23 for f32), four bytes (one 32-bit word)
+/// at a time: one `xor` flips the word's sign bits, and each `prmt` places
+/// bytes under the base's high bytes (two f16 or one f32 per result).
+static Value buildWordwise(OpBuilder &b, Location loc, Value bytes, Type out,
+                           bool isSigned) {
+  auto type = cast<VectorType>(bytes.getType());
+  int64_t words = type.getNumElements() / 4;
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  Value packed = vector::BitCastOp::create(
+      b, loc, VectorType::get({words}, i32), bytes);
+  if (isSigned)
+    packed = arith::XOrIOp::create(
+        b, loc, packed,
+        arith::ConstantOp::create(
+            b, loc,
+            SplatElementsAttr::get(cast<VectorType>(packed.getType()),
+                                   b.getI32IntegerAttr(int32_t(0x80808080u)))));
+  // f16: result bytes {b, 0x64, b', 0x64}, the base's high byte from the
+  // second operand (bytes 4-7); f32: {b, 0, 0, 0x4B}.
+  bool half = out.isF16();
+  Value high = constant(half ? 0x64646464 : 0x4B000000);
+  SmallVector<int64_t> selectors =
+      half ? SmallVector<int64_t>{0x4140, 0x4342}
+           : SmallVector<int64_t>{0x7440, 0x7441, 0x7442, 0x7443};
+  SmallVector<Value> results;
+  for (int64_t w = 0; w < words; ++w) {
+    Value word = vector::ExtractOp::create(b, loc, packed, w);
+    for (int64_t selector : selectors)
+      results.push_back(NVVM::PermuteOp::create(b, loc, i32, word, high,
+                                                constant(selector),
+                                                NVVM::PermuteMode::DEFAULT));
+  }
+  Value bits = vector::FromElementsOp::create(
+      b, loc, VectorType::get({int64_t(results.size())}, i32), results);
+  return vector::BitCastOp::create(b, loc, type.clone(out), bits);
+}
+
 template <typename ConvertOp, bool isSigned>
 struct Int8ToFloat : OpRewritePattern<ConvertOp> {
   using OpRewritePattern<ConvertOp>::OpRewritePattern;
-
-  /// The float bits of a vector of bytes, four bytes (one 32-bit word) at a
-  /// time: one `lop3` flips the word's sign bits, and each `prmt` places
-  /// bytes under the base's high bytes (two f16 or one f32 per result).
-  static Value buildWordwise(PatternRewriter &rewriter, Location loc,
-                             Value bytes, Type out, int64_t base) {
-    auto type = cast<VectorType>(bytes.getType());
-    int64_t words = type.getNumElements() / 4;
-    Type i32 = rewriter.getI32Type();
-    auto constant = [&](int64_t v) -> Value {
-      return arith::ConstantOp::create(rewriter, loc,
-                                       rewriter.getI32IntegerAttr(v));
-    };
-    Value packed = vector::BitCastOp::create(
-        rewriter, loc, VectorType::get({words}, i32), bytes);
-    if (isSigned)
-      packed = arith::XOrIOp::create(
-          rewriter, loc, packed,
-          splat(rewriter, loc, packed.getType(),
-                rewriter.getI32IntegerAttr(int32_t(0x80808080u))));
-    // f16: result bytes {b, 0x64, b', 0x64}, the base's high byte from the
-    // second operand (bytes 4-7); f32: {b, 0, 0, 0x4B}.
-    bool half = out.isF16();
-    Value high = constant(half ? 0x64646464 : int32_t(base));
-    SmallVector<int64_t> selectors =
-        half ? SmallVector<int64_t>{0x4140, 0x4342}
-             : SmallVector<int64_t>{0x7440, 0x7441, 0x7442, 0x7443};
-    SmallVector<Value> results;
-    for (int64_t w = 0; w < words; ++w) {
-      Value word = vector::ExtractOp::create(rewriter, loc, packed, w);
-      for (int64_t selector : selectors)
-        results.push_back(NVVM::PermuteOp::create(rewriter, loc, i32, word,
-                                                  high, constant(selector),
-                                                  NVVM::PermuteMode::DEFAULT));
-    }
-    Value bits = vector::FromElementsOp::create(
-        rewriter, loc, VectorType::get({int64_t(results.size())}, i32),
-        results);
-    return vector::BitCastOp::create(rewriter, loc, type.clone(out), bits);
-  }
 
   LogicalResult matchAndRewrite(ConvertOp op,
                                 PatternRewriter &rewriter) const override {
@@ -115,7 +117,7 @@ struct Int8ToFloat : OpRewritePattern<ConvertOp> {
     Value byte = op.getIn();
     auto vector = dyn_cast<VectorType>(byte.getType());
     if (vector && vector.getRank() == 1 && vector.getNumElements() % 4 == 0) {
-      Value value = buildWordwise(rewriter, loc, byte, out, base);
+      Value value = buildWordwise(rewriter, loc, byte, out, isSigned);
       rewriter.replaceOpWithNewOp<arith::SubFOp>(
           op, value,
           splat(rewriter, loc, op.getType(),
@@ -140,6 +142,171 @@ struct Int8ToFloat : OpRewritePattern<ConvertOp> {
   }
 };
 
+/// The integer constants of `value`, a constant scalar (one) or vector.
+static std::optional<SmallVector<int64_t>> getConstants(Value value) {
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto scalar = dyn_cast<IntegerAttr>(attr))
+    return SmallVector<int64_t>{scalar.getValue().getSExtValue()};
+  auto elements = dyn_cast<DenseIntElementsAttr>(attr);
+  if (!elements)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &v : elements.getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+/// 4-bit values unpacked from a vector of bytes with shifts and masks,
+/// `(ext(shuffle(bytes)) >> shifts) & 15` with every shift 0 or 4 (two
+/// weights a byte, as a T.Parallel over `packed[i, j // 2] >> (j % 2) * 4`
+/// vectorizes), become whole words of nibbles: for each 32-bit word of
+/// bytes, its low nibbles `w & 0x0F0F0F0F` and its high ones
+/// `(w >> 4) & 0x0F0F0F0F`, and one `prmt` per four results picks their
+/// bytes in the shuffle's order. The i32 vector the mask gave is then the
+/// bytes zero-extended, which tile-int8-to-float-by-bits converts by words
+/// too: 8 weights cost 3 integer operations and 2 `prmt`s instead of a
+/// shift and a mask each on 32-bit lanes.
+static void unpackNibbles(Operation *root) {
+  SmallVector<arith::AndIOp> masks;
+  root->walk([&](arith::AndIOp op) { masks.push_back(op); });
+  for (arith::AndIOp op : masks) {
+    auto type = dyn_cast<VectorType>(op.getType());
+    if (!type || type.getRank() != 1 || type.getNumElements() % 4 != 0 ||
+        !type.getElementType().isInteger() ||
+        type.getElementTypeBitWidth() < 8)
+      continue;
+    std::optional<SmallVector<int64_t>> mask = getConstants(op.getRhs());
+    if (!mask || llvm::any_of(*mask, [](int64_t m) { return m != 15; }))
+      continue;
+    Operation *shift = op.getLhs().getDefiningOp();
+    if (!isa_and_nonnull<arith::ShRSIOp, arith::ShRUIOp>(shift))
+      continue;
+    std::optional<SmallVector<int64_t>> shifts =
+        getConstants(shift->getOperand(1));
+    Operation *ext = shift->getOperand(0).getDefiningOp();
+    if (!shifts || !isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(ext))
+      continue;
+    auto shuffle = ext->getOperand(0).getDefiningOp<vector::ShuffleOp>();
+    if (!shuffle || shuffle.getV1() != shuffle.getV2())
+      continue;
+    auto bytesType = dyn_cast<VectorType>(shuffle.getV1().getType());
+    if (!bytesType || !bytesType.getElementType().isInteger(8) ||
+        bytesType.getRank() != 1 || bytesType.getNumElements() % 4 != 0)
+      continue;
+    int64_t count = type.getNumElements();
+    int64_t size = bytesType.getNumElements();
+    if (shifts->size() == 1)
+      shifts->assign(count, shifts->front());
+    // Each result word's four elements from one word of bytes, shifted by
+    // 0 (its low nibbles) or 4 (its high ones): a prmt selector over the
+    // two.
+    ArrayRef<int64_t> order = shuffle.getMask();
+    SmallVector<std::pair<int64_t, int64_t>> words; // (source word, selector)
+    bool ok = true;
+    for (int64_t q = 0; ok && q < count / 4; ++q) {
+      int64_t source = -1, selector = 0;
+      for (int64_t m = 0; m < 4; ++m) {
+        int64_t e = 4 * q + m;
+        int64_t index = order[e] >= size ? order[e] - size : order[e];
+        int64_t amount = (*shifts)[e];
+        if (index < 0 || (amount != 0 && amount != 4) ||
+            (source >= 0 && source != index / 4)) {
+          ok = false;
+          break;
+        }
+        source = index / 4;
+        selector |= ((amount == 4 ? 4 : 0) + index % 4) << (4 * m);
+      }
+      words.push_back({source, selector});
+    }
+    if (!ok)
+      continue;
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type i32 = b.getI32Type();
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+    };
+    Value packed = vector::BitCastOp::create(
+        b, loc, VectorType::get({size / 4}, i32), shuffle.getV1());
+    Value lowMask = constant(0x0F0F0F0F), four = constant(4);
+    DenseMap<int64_t, std::pair<Value, Value>> nibbles;
+    SmallVector<Value> results;
+    for (auto [source, selector] : words) {
+      auto [it, inserted] = nibbles.try_emplace(source);
+      if (inserted) {
+        Value word = vector::ExtractOp::create(b, loc, packed, source);
+        Value low = arith::AndIOp::create(b, loc, word, lowMask);
+        Value high = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, word, four), lowMask);
+        it->second = {low, high};
+      }
+      results.push_back(NVVM::PermuteOp::create(
+          b, loc, i32, it->second.first, it->second.second, constant(selector),
+          NVVM::PermuteMode::DEFAULT));
+    }
+    Value bits = vector::FromElementsOp::create(
+        b, loc, VectorType::get({count / 4}, i32), results);
+    Value bytes = vector::BitCastOp::create(
+        b, loc, VectorType::get({count}, b.getI8Type()), bits);
+    Value widened = bytes;
+    if (type.getElementTypeBitWidth() > 8)
+      widened = arith::ExtUIOp::create(b, loc, type, bytes);
+    op.getResult().replaceAllUsesWith(widened);
+    op.erase();
+  }
+}
+
+/// `in`, an integer converted to a float by `convert`, as `ext(bytes) - c`
+/// (or `ext(bytes)`) for a vector of bytes that whole words hold: the
+/// conversion is then the bytes' floats by words minus one constant. The
+/// float base + u (u the byte, its sign flipped when signed) minus
+/// base + 128 (signed) + c is x - c exactly where |c| <= 128: both are
+/// integers below 2048 within a factor of two. uitofp only of unsigned
+/// bytes without c (its input must not be negative).
+static bool convertBytesMinusConstant(Operation *convert, Value in) {
+  Type resultType = convert->getResult(0).getType();
+  Type out = getElementTypeOrSelf(resultType);
+  if (!(out.isF16() || out.isF32()))
+    return false;
+  int64_t c = 0;
+  if (auto sub = in.getDefiningOp<arith::SubIOp>()) {
+    std::optional<SmallVector<int64_t>> values = getConstants(sub.getRhs());
+    if (!values || llvm::any_of(*values, [&](int64_t v) {
+          return v != values->front();
+        }))
+      return false;
+    c = values->front();
+    in = sub.getLhs();
+  }
+  Operation *ext = in.getDefiningOp();
+  if (!isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(ext))
+    return false;
+  bool isSigned = isa<arith::ExtSIOp>(ext);
+  Value bytes = ext->getOperand(0);
+  auto type = dyn_cast<VectorType>(bytes.getType());
+  if (!type || type.getRank() != 1 || !type.getElementType().isInteger(8) ||
+      type.getNumElements() % 4 != 0 || c < -128 || c > 128 ||
+      (isa<arith::UIToFPOp>(convert) && (isSigned || c != 0)))
+    return false;
+  OpBuilder b(convert);
+  Location loc = convert->getLoc();
+  Value value = buildWordwise(b, loc, bytes, out, isSigned);
+  double base = (out.isF16() ? 1024.0 : 8388608.0) + (isSigned ? 128 : 0);
+  Value converted = arith::SubFOp::create(
+      b, loc, value,
+      arith::ConstantOp::create(
+          b, loc,
+          SplatElementsAttr::get(cast<VectorType>(resultType),
+                                 b.getFloatAttr(out, base + c))));
+  convert->getResult(0).replaceAllUsesWith(converted);
+  convert->erase();
+  return true;
+}
+
 /// Wider integers whose range the integer range analysis bounds (a nibble
 /// unpacked with shifts and masks, minus its zero point) convert the same
 /// way, one element per 32-bit word: with `bias` half the mantissa's range
@@ -160,6 +327,8 @@ static void convertNarrowRanges(Operation *root) {
   });
   for (Operation *op : conversions) {
     Value in = op->getOperand(0);
+    if (convertBytesMinusConstant(op, in))
+      continue;
     Type resultType = op->getResult(0).getType();
     auto type = dyn_cast<IntegerType>(getElementTypeOrSelf(in.getType()));
     Type out = getElementTypeOrSelf(resultType);
@@ -214,6 +383,7 @@ static void convertNarrowRanges(Operation *root) {
 struct ConvertInt8ToFloatByBits
     : tile::impl::ConvertInt8ToFloatByBitsBase<ConvertInt8ToFloatByBits> {
   void runOnOperation() override {
+    unpackNibbles(getOperation());
     convertNarrowRanges(getOperation());
     RewritePatternSet patterns(&getContext());
     patterns.add<Int8ToFloat<arith::SIToFPOp, true>,

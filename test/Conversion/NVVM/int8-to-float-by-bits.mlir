@@ -98,3 +98,102 @@ gpu.module @ranges {
     return %y : f16
   }
 }
+
+gpu.module @nibbles {
+  // Two 4-bit weights a byte, as a T.Parallel over
+  // `(packed[i, j // 2] >> (j % 2) * 4) & 15` vectorizes: each word of
+  // bytes gives its low nibbles (w & 0x0F0F0F0F) and high ones
+  // ((w >> 4) & 0x0F0F0F0F), one prmt per four weights interleaves them
+  // (0x5140: lo.b0, hi.b0, lo.b1, hi.b1; 0x7362 the next two bytes), and
+  // minus the zero point they convert by words: 1024 + q minus 1032.
+  // CHECK-LABEL: func.func @w4
+  // CHECK-DAG: %[[BASE:.*]] = arith.constant dense<1.032000e+03> : vector<8xf16>
+  // CHECK-DAG: %[[MASK:.*]] = arith.constant 252645135 : i32
+  // CHECK-DAG: %[[FOUR:.*]] = arith.constant 4 : i32
+  // CHECK-DAG: %[[S0:.*]] = arith.constant 20800 : i32
+  // CHECK-DAG: %[[S1:.*]] = arith.constant 29538 : i32
+  // CHECK: %[[W:.*]] = vector.bitcast %{{.*}} : vector<4xi8> to vector<1xi32>
+  // CHECK: %[[W0:.*]] = vector.extract %[[W]][0]
+  // CHECK: %[[LO:.*]] = arith.andi %[[W0]], %[[MASK]]
+  // CHECK: %[[SH:.*]] = arith.shrui %[[W0]], %[[FOUR]]
+  // CHECK: %[[HI:.*]] = arith.andi %[[SH]], %[[MASK]]
+  // CHECK: %[[A:.*]] = nvvm.prmt <default> %[[S0]], %[[LO]], %[[HI]]
+  // CHECK: %[[B:.*]] = nvvm.prmt <default> %[[S1]], %[[LO]], %[[HI]]
+  // CHECK: nvvm.prmt <default> %{{.*}}, %[[A]], %{{.*}}
+  // CHECK: nvvm.prmt <default> %{{.*}}, %[[A]], %{{.*}}
+  // CHECK: nvvm.prmt <default> %{{.*}}, %[[B]], %{{.*}}
+  // CHECK: nvvm.prmt <default> %{{.*}}, %[[B]], %{{.*}}
+  // CHECK: %[[F:.*]] = vector.bitcast %{{.*}} : vector<4xi32> to vector<8xf16>
+  // CHECK: %[[R:.*]] = arith.subf %[[F]], %[[BASE]] : vector<8xf16>
+  // CHECK-NOT: sitofp
+  // CHECK: return %[[R]]
+  func.func @w4(%b: vector<4xi8>) -> vector<8xf16> {
+    %shifts = arith.constant dense<[0, 4, 0, 4, 0, 4, 0, 4]> : vector<8xi32>
+    %mask = arith.constant dense<15> : vector<8xi32>
+    %zero = arith.constant dense<8> : vector<8xi32>
+    %r = vector.shuffle %b, %b [0, 0, 1, 1, 2, 2, 3, 3] : vector<4xi8>, vector<4xi8>
+    %e = arith.extsi %r : vector<8xi8> to vector<8xi32>
+    %s = arith.shrsi %e, %shifts : vector<8xi32>
+    %n = arith.andi %s, %mask : vector<8xi32>
+    %q = arith.subi %n, %zero : vector<8xi32>
+    %y = arith.sitofp %q : vector<8xi32> to vector<8xf16>
+    return %y : vector<8xf16>
+  }
+  // The high nibble first (0x1504, 0x3726) and the subtraction is the
+  // base: 1024.
+  // CHECK-LABEL: func.func @high_first
+  // CHECK-DAG: arith.constant 5380 : i32
+  // CHECK-DAG: arith.constant 14118 : i32
+  // CHECK-DAG: arith.constant dense<1.024000e+03> : vector<8xf16>
+  func.func @high_first(%b: vector<4xi8>) -> vector<8xf16> {
+    %shifts = arith.constant dense<[4, 0, 4, 0, 4, 0, 4, 0]> : vector<8xi32>
+    %mask = arith.constant dense<15> : vector<8xi32>
+    %r = vector.shuffle %b, %b [0, 0, 1, 1, 2, 2, 3, 3] : vector<4xi8>, vector<4xi8>
+    %e = arith.extui %r : vector<8xi8> to vector<8xi32>
+    %s = arith.shrui %e, %shifts : vector<8xi32>
+    %n = arith.andi %s, %mask : vector<8xi32>
+    %y = arith.uitofp %n : vector<8xi32> to vector<8xf16>
+    return %y : vector<8xf16>
+  }
+  // Other masks and shifts, and a word's results from two words of bytes,
+  // keep the integer arithmetic.
+  // CHECK-LABEL: func.func @kept
+  // CHECK: arith.shrsi
+  // CHECK: arith.andi %{{.*}} : vector<8xi32>
+  // CHECK: arith.shrsi
+  // CHECK: arith.andi %{{.*}} : vector<4xi32>
+  func.func @kept(%b: vector<4xi8>, %c: vector<8xi8>) -> (vector<8xi32>, vector<4xi32>) {
+    %shifts = arith.constant dense<[0, 2, 4, 6, 0, 2, 4, 6]> : vector<8xi32>
+    %mask3 = arith.constant dense<3> : vector<8xi32>
+    %r = vector.shuffle %b, %b [0, 0, 0, 0, 1, 1, 1, 1] : vector<4xi8>, vector<4xi8>
+    %e = arith.extsi %r : vector<8xi8> to vector<8xi32>
+    %s = arith.shrsi %e, %shifts : vector<8xi32>
+    %n = arith.andi %s, %mask3 : vector<8xi32>
+    %four = arith.constant dense<4> : vector<4xi32>
+    %mask = arith.constant dense<15> : vector<4xi32>
+    %r2 = vector.shuffle %c, %c [0, 3, 4, 7] : vector<8xi8>, vector<8xi8>
+    %e2 = arith.extsi %r2 : vector<4xi8> to vector<4xi32>
+    %s2 = arith.shrsi %e2, %four : vector<4xi32>
+    %n2 = arith.andi %s2, %mask : vector<4xi32>
+    return %n, %n2 : vector<8xi32>, vector<4xi32>
+  }
+  // Bytes widened, minus a constant, converted: by words, minus 1024 +
+  // 128 (signed) + 3; an unsigned conversion of a difference keeps its
+  // instruction (the difference may be negative).
+  // CHECK-LABEL: func.func @bytes_minus
+  // CHECK-DAG: %[[C:.*]] = arith.constant dense<1.155000e+03> : vector<4xf16>
+  // CHECK: arith.xori
+  // CHECK-COUNT-2: nvvm.prmt
+  // CHECK: arith.subf %{{.*}}, %[[C]]
+  // CHECK: arith.uitofp %{{.*}} : vector<4xi32> to vector<4xf16>
+  func.func @bytes_minus(%b: vector<4xi8>) -> (vector<4xf16>, vector<4xf16>) {
+    %three = arith.constant dense<3> : vector<4xi32>
+    %e = arith.extsi %b : vector<4xi8> to vector<4xi32>
+    %d = arith.subi %e, %three : vector<4xi32>
+    %y = arith.sitofp %d : vector<4xi32> to vector<4xf16>
+    %u = arith.extui %b : vector<4xi8> to vector<4xi32>
+    %du = arith.subi %u, %three : vector<4xi32>
+    %z = arith.uitofp %du : vector<4xi32> to vector<4xf16>
+    return %y, %z : vector<4xf16>, vector<4xf16>
+  }
+}

@@ -38,11 +38,17 @@ struct GpuCodegenOptions {
   /// (NVIDIA; not in a persistent kernel nor a loop scheduled stage by
   /// stage). Off: the stages as written.
   bool deepenPipelines = true;
+  /// GEMM-shaped kernels of a 2-d grid without a raster of their own launch
+  /// their blocks in panels of 8 along x (tile-raster-kernels), so that a
+  /// wave's blocks share their tiles in L2 (NVIDIA). Off: the launch order
+  /// as written.
+  bool rasterBlocks = true;
 
   bool operator==(const GpuCodegenOptions &other) const {
     return warpSpecialize == other.warpSpecialize &&
            tmaStore == other.tmaStore && tmaMulticast == other.tmaMulticast &&
-           deepenPipelines == other.deepenPipelines;
+           deepenPipelines == other.deepenPipelines &&
+           rasterBlocks == other.rasterBlocks;
   }
 };
 

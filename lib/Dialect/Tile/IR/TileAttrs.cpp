@@ -519,11 +519,17 @@ TargetInfo TargetAttr::getInfo() const {
 // Queries
 //===----------------------------------------------------------------------===//
 
-FailureOr<TargetInfo> mlir::tile::getTarget(Operation *op) {
+TargetAttr mlir::tile::findTargetAttr(Operation *op) {
   for (Operation *at = op; at; at = at->getParentOp())
     if (auto target =
             at->getAttrOfType<TargetAttr>(TargetAttr::getAttrName()))
-      return target.getInfo();
+      return target;
+  return {};
+}
+
+FailureOr<TargetInfo> mlir::tile::getTarget(Operation *op) {
+  if (TargetAttr target = findTargetAttr(op))
+    return target.getInfo();
   return op->emitOpError("has no target: give the module a `tile.target` "
                          "attribute (tile-attach-target, e.g. "
                          "--tile-attach-target=chip=sm_90a)");

@@ -71,17 +71,6 @@ static bool hasLayoutsAt(KernelOp kernel, const TargetInfo &target,
   return found;
 }
 
-/// The target an ancestor of `op` names, if one does (tile-infer-layouts
-/// reports a missing one).
-static TargetAttr findTarget(Operation *op) {
-  for (Operation *parent = op->getParentOp(); parent;
-       parent = parent->getParentOp())
-    if (auto target =
-            parent->getAttrOfType<TargetAttr>(TargetAttr::getAttrName()))
-      return target;
-  return {};
-}
-
 namespace {
 struct TileWidenKernelsPass
     : public tile::impl::TileWidenKernelsBase<TileWidenKernelsPass> {
@@ -92,7 +81,7 @@ struct TileWidenKernelsPass
     SmallVector<KernelOp> kernels;
     getOperation()->walk([&](KernelOp kernel) { kernels.push_back(kernel); });
     for (KernelOp kernel : kernels) {
-      TargetAttr attr = findTarget(kernel);
+      TargetAttr attr = findTargetAttr(kernel);
       if (!attr)
         continue;
       TargetInfo target = attr.getInfo();

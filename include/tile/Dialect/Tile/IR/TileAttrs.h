@@ -38,6 +38,10 @@ LayoutAttrInterface getBufferLayoutAttr(Value buffer);
 /// The target of `op`: the `tile.target` of its nearest ancestor that has
 /// one (usually the module). Emits an error on `op` when there is none.
 FailureOr<TargetInfo> getTarget(Operation *op);
+
+/// The `tile.target` of the nearest ancestor of `op` (or `op`) that has one;
+/// null when none has.
+TargetAttr findTargetAttr(Operation *op);
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILE_IR_TILEATTRS_H

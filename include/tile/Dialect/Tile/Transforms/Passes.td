@@ -59,6 +59,39 @@ def TileWidenKernels : Pass<"tile-widen-kernels"> {
   ];
 }
 
+def TileRasterKernels : Pass<"tile-raster-kernels"> {
+  let summary = "launch the blocks of GEMM-shaped kernels in panels that "
+                "share their tiles in L2";
+  let description = [{
+    A GPU launches a grid's blocks in the order of their linear index, x
+    fastest. For a GEMM whose grid is (N tiles, M tiles) that order makes
+    each wave of blocks read a few rows of A and every column of B: at
+    8192^3 with 128 x 128 tiles one wave reads all of B (128 MB), more
+    than an H100's L2 holds, so B comes from HBM again in every wave.
+    Launched in panels of `panel` columns (TileLang's
+    `T.use_swizzle(panel)`, `#tile.raster<panel, row>`), a wave reads
+    `panel` columns of B and `waves / panel` rows of A, and its blocks
+    find each other's tiles in L2.
+
+    The pass gives a kernel that rasterization: a kernel on a GPU target
+    with a 2-d grid and no raster of its own, not persistent, with a
+    `tile.gemm` and two copies from global memory in loops, one whose tile
+    origin depends on the first block id and not the second, the other
+    the reverse (the operands a GEMM's blocks share along rows and along
+    columns). Not rasterized: kernels with a run-time `scf.while` (blocks
+    that may wait on one another expect the launch order), kernels whose
+    static grid's x is at most `panel` (nothing would change), and every
+    kernel on the CPU target. The block ids the body sees are a
+    permutation of the launched ones, so the program's results do not
+    change.
+  }];
+  let options = [
+    Option<"panel", "panel", "int64_t", /*default=*/"8",
+           "The panel's width in blocks along the grid's x (0: no kernel "
+           "is rasterized)">,
+  ];
+}
+
 def TileSpecializeKernels : Pass<"tile-specialize-kernels"> {
   let summary = "launch a kernel marked specialize as one variant per "
                 "value of the i1 values it takes from outside";
