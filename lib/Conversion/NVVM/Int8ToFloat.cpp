@@ -67,8 +67,8 @@ static Value buildWordwise(OpBuilder &b, Location loc, Value bytes, Type out,
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   };
-  Value packed = vector::BitCastOp::create(
-      b, loc, VectorType::get({words}, i32), bytes);
+  Value packed =
+      vector::BitCastOp::create(b, loc, VectorType::get({words}, i32), bytes);
   if (isSigned)
     packed = arith::XOrIOp::create(
         b, loc, packed,
@@ -174,8 +174,7 @@ static void unpackNibbles(Operation *root) {
   for (arith::AndIOp op : masks) {
     auto type = dyn_cast<VectorType>(op.getType());
     if (!type || type.getRank() != 1 || type.getNumElements() % 4 != 0 ||
-        !type.getElementType().isInteger() ||
-        type.getElementTypeBitWidth() < 8)
+        !type.getElementType().isInteger() || type.getElementTypeBitWidth() < 8)
       continue;
     std::optional<SmallVector<int64_t>> mask = getConstants(op.getRhs());
     if (!mask || llvm::any_of(*mask, [](int64_t m) { return m != 15; }))
@@ -275,9 +274,8 @@ static bool convertBytesMinusConstant(Operation *convert, Value in) {
   int64_t c = 0;
   if (auto sub = in.getDefiningOp<arith::SubIOp>()) {
     std::optional<SmallVector<int64_t>> values = getConstants(sub.getRhs());
-    if (!values || llvm::any_of(*values, [&](int64_t v) {
-          return v != values->front();
-        }))
+    if (!values ||
+        llvm::any_of(*values, [&](int64_t v) { return v != values->front(); }))
       return false;
     c = values->front();
     in = sub.getLhs();
