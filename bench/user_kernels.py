@@ -46,6 +46,14 @@ ones such a user picks, not tuned for tile:
                   in the T.Parallel; 4096^3. torch: dequantize then
                   matmul, and torch._weight_int4pack_mm (tinygemm: bf16
                   activations, its own packing) where it runs.
+  grouped_gemm    a mixture-of-experts layer's expert GEMMs in one launch
+                  (python/examples/grouped_gemm.py, issue 31): rows of A
+                  sorted by expert in uneven groups (one empty), each
+                  group times its own B, the tile plan read on the device;
+                  128 x 128 x 64, 256 threads, 3 stages; Mixtral-8x7B's up
+                  projection (8 x 8192 x 14336 x 4096) and 64 experts
+                  (64 x 24576 x 1408 x 2048). torch: torch.mm per group,
+                  and torch._grouped_mm (bf16) where it exists.
 
 On the GPU (torch tensors) each kernel is checked against an f32 torch
 reference (every element within torch.isclose's rtol 1e-2, atol 1e-2: f16
@@ -78,6 +86,10 @@ import traceback
 
 import tile
 import tile.language as T
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python",
+                                "examples"))
+from grouped_gemm import grouped_gemm, tile_plan  # noqa: E402  (python/examples)
 
 
 def log(*args):
@@ -307,6 +319,9 @@ class NumpyArrays:
     def zeros(self, *shape, dtype="float32"):
         return self.np.zeros(shape, dtype)
 
+    def int32(self, values):
+        return self.np.array(values, self.np.int32)
+
     def f32(self, x):
         return x.astype(self.np.float32)
 
@@ -370,6 +385,9 @@ class TorchArrays(NumpyArrays):
 
     def zeros(self, *shape, dtype="float32"):
         return self.torch.zeros(shape, device="cuda", dtype=self._dtype(dtype))
+
+    def int32(self, values):
+        return self.torch.tensor(values, device="cuda", dtype=self.torch.int32)
 
     def f32(self, x):
         return x.float()
@@ -566,6 +584,53 @@ def _int4pack_counterpart(t, A, q, scale, group_size):
     return (label, fn, 2e-2)
 
 
+def group_sizes(groups, rows, seed=0):
+    """An uneven split of `rows` over `groups` (as a router's top-k gives
+    experts), the same on every run; one group empty where there are 5 or
+    more."""
+    import random
+    r = random.Random(seed)
+    weights = [r.random() ** 2 + 0.05 for _ in range(groups)]
+    if groups >= 5:
+        weights[groups // 2] = 0.0
+    total = sum(weights)
+    sizes = [int(rows * w / total) for w in weights]
+    sizes[0] += rows - sum(sizes)
+    return sizes
+
+
+def case_grouped_gemm(X, G, rows, N, K):
+    sizes = group_sizes(G, rows)
+    A, B = X.randn(rows, K), X.randn(G, K, N)
+    cfg = dict(block_M=128, block_N=128, block_K=64, threads=256, num_stages=3)
+    plan = [X.int32(t) for t in tile_plan(sizes, cfg["block_M"])]
+    starts = [sum(sizes[:g]) for g in range(G)]
+
+    def ref():
+        out = X.zeros(rows, N)
+        for g, (s, n) in enumerate(zip(starts, sizes)):
+            out[s:s + n] = X.f32(A[s:s + n]) @ X.f32(B[g])
+        return out
+
+    torch = []
+    if hasattr(X, "torch"):
+        t = X.torch
+
+        def loop():
+            out = t.empty(rows, N, device="cuda", dtype=t.float16)
+            for g, (s, n) in enumerate(zip(starts, sizes)):
+                t.mm(A[s:s + n], B[g], out=out[s:s + n])
+            return out
+        torch.append(("torch mm per group", loop, None))
+        if hasattr(t, "_grouped_mm"):
+            a16, b16 = A.bfloat16(), B.bfloat16().transpose(-1, -2).contiguous().transpose(-1, -2)
+            offs = X.int32([s + n for s, n in zip(starts, sizes)])
+            torch.append(("torch._grouped_mm (bf16)",
+                          lambda: t._grouped_mm(a16, b16, offs=offs), 2e-2))
+    return Case(2 * rows * N * K, cfg, lambda: grouped_gemm(N, K, **cfg),
+                lambda k: k(A, B, *plan), ref, torch)
+
+
 # name -> (case function, GPU shapes, CPU shapes)
 CASES = {
     "gemm": (case_gemm, [(4096, 4096, 4096), (8192, 8192, 8192)],
@@ -578,8 +643,12 @@ CASES = {
     "splitk": (case_splitk, [(512, 512, 16384, 8)], [(200, 136, 2048, 8), (256, 256, 1024, 4)]),
     "w8a16": (case_w8a16, [(4096, 4096, 4096)], [(200, 136, 100), (128, 256, 256)]),
     "w4a16": (case_w4a16, [(4096, 4096, 4096)], [(200, 136, 384), (128, 256, 256)]),
+    # Mixtral-8x7B's up projection (8 experts, top 2 of 4096 tokens) and a
+    # 64-expert layer (top 6 of 4096 tokens, expert width 1408).
+    "grouped_gemm": (case_grouped_gemm, [(8, 8192, 14336, 4096), (64, 24576, 1408, 2048)],
+                     [(5, 400, 136, 96), (3, 130, 64, 72)]),
 }
-SHAPE_NAMES = {"bmm": "BxMxNxK", "splitk": "MxNxKxSPLIT"}
+SHAPE_NAMES = {"bmm": "BxMxNxK", "splitk": "MxNxKxSPLIT", "grouped_gemm": "GxROWSxNxK"}
 
 
 # --------------------------------------------------------------------------
@@ -671,7 +740,8 @@ def parse_shapes(text):
 def markdown(results):
     r = results
     head = f"Kernels as users write them ({r.get('device', r['target'])}"
-    head += f", tile {r['commit']})" if r.get("commit") else ")"
+    head += f", tile {r['commit']}" if r.get("commit") else ""
+    head += f", pass configs {json.dumps(r['pass_configs'])})" if r.get("pass_configs") else ")"
     lines = [head, ""]
     if r["timing"]:
         lines += ["| kernel | shape | check | tile ms | tile TFLOP/s | torch | torch ms | "
@@ -714,6 +784,9 @@ def main():
     parser.add_argument("--backend", default="event", help="do_bench backend")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--commit", default="")
+    parser.add_argument("--pass-configs", default="",
+                        help='JSON pass configs every kernel compiles with, e.g. '
+                             '\'{"raster_blocks": false}\' (a policy off, to compare)')
     args = parser.parse_args()
 
     target = tile.resolve_target(None if args.target == "auto" else args.target)
@@ -725,6 +798,12 @@ def main():
     timing = target == "cuda"
     results = dict(target=target, timing=timing, backend=args.backend, commit=args.commit,
                    rows=[])
+    if args.pass_configs:
+        configs = json.loads(args.pass_configs)
+        for kernel in (gemm, gemm_bias_relu, gemm_tn, gemm_nt, bmm, splitk, w8a16, w4a16,
+                       grouped_gemm):
+            kernel.pass_configs = {**(kernel.pass_configs or {}), **configs}
+        results["pass_configs"] = configs
     if timing:
         import torch
         X = TorchArrays(args.seed)

@@ -12,6 +12,7 @@ from conftest import TARGET, to_device, to_numpy
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
 
 import flash_attention as fa  # noqa: E402
+import grouped_gemm as gg  # noqa: E402
 import softmax as sm  # noqa: E402
 
 
@@ -25,6 +26,24 @@ def test_flash_attention(rng, dim, causal, bh, seq):
                                rtol=2e-2, atol=2e-2)
 
 
+@pytest.mark.parametrize("sizes,n,k,blocks", [
+    ([200, 0, 64, 333, 1], 260, 200, {}),
+    ([0, 129, 128, 5], 96, 72, dict(block_M=64, block_N=64, block_K=32, num_stages=2,
+                                    threads=128)),
+])
+def test_grouped_gemm(rng, sizes, n, k, blocks):
+    """Groups of any size (empty, one row, a tile and one row, ragged N and
+    K): each group's rows times its B, and no row of another group touched."""
+    a = rng.standard_normal((sum(sizes), k)).astype(np.float16)
+    b = rng.standard_normal((len(sizes), k, n)).astype(np.float16)
+    plan = [np.array(t, np.int32) for t in gg.tile_plan(sizes, blocks.get("block_M", 128))]
+    assert len(plan[0]) == sum(-(-s // blocks.get("block_M", 128)) for s in sizes)
+    kernel = gg.grouped_gemm(n, k, **blocks)
+    out = to_numpy(kernel(*(to_device(x) for x in (a, b, *plan))))
+    np.testing.assert_allclose(out.astype(np.float32), gg.reference(a, b, sizes),
+                               rtol=1e-2, atol=5e-2)
+
+
 @pytest.mark.parametrize("m,n", [(37, 1000), (1, 3), (8, 1024)])
 def test_softmax(rng, m, n):
     x = rng.standard_normal((m, n)).astype(np.float32)
@@ -34,7 +53,7 @@ def test_softmax(rng, m, n):
 
 
 @pytest.mark.parametrize("script", ["gemm.py", "lazy_jit_notebook.py", "softmax.py",
-                                    "flash_attention.py"])
+                                    "flash_attention.py", "grouped_gemm.py"])
 def test_example_scripts_run(script, monkeypatch, capsys):
     monkeypatch.setenv("TILE_TARGET", TARGET)
     runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")

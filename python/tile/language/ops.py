@@ -743,8 +743,6 @@ def _global_view(side, rank):
         else:
             offs.append(0)
             sizes.append(buf.shape[d])
-    off_text = ", ".join(_mixed(o) for o in offs)
-    size_text = ", ".join(_mixed(s) for s in sizes)
     new_shape = [buf.shape[d] for d in kept]
     strides_out = [src_strides[d] for d in kept]
     view = Buffer("global", None, new_shape, buf.dtype, buf.name, strides=strides_out)
@@ -756,8 +754,13 @@ def _global_view(side, rank):
         view.offset = sum(int(o) * st for o, st in zip(static_offs, src_strides))
     src_type = buf.type_text()
     view_type = view.type_text()
-    head = (f"{{result}} = memref.subview {buf.value.name}[{off_text}] [{size_text}] "
-            f"[{', '.join('1' for _ in range(g))}] : {src_type} to {view_type}")
+
+    def subview(index_text):
+        off_text = ", ".join(index_text(o) for o in offs)
+        size_text = ", ".join(index_text(s) for s in sizes)
+        return (f"{{result}} = memref.subview {buf.value.name}[{off_text}] [{size_text}] "
+                f"[{', '.join('1' for _ in range(g))}] : {src_type} to {view_type}")
+
     # A view whose offsets are known at the kernel's top goes there, once:
     # pipelined loops move copies ahead of their body.
     kernel = b.innermost("kernel")
@@ -768,16 +771,35 @@ def _global_view(side, rank):
             any(v is a for a in kernel.args) or
             (v.region is not kernel and v.region.encloses(kernel)))
     if kernel is not None and all(outside(v) for v in values):
+        head = subview(_mixed)
         cache = b.__dict__.setdefault("views", {})
         key = (id(kernel), head)
         if key not in cache:
             cache[key] = b.emit_hoisted(head, None, "view")
         view.value = cache[key]
-    elif kernel is not None and (home := _view_home(b, kernel, values)) is not b.current:
-        view.value = b.emit_before_body(home, head, None, "view")
+    elif kernel is not None and all(v.dtype is dt.index or _castable(v) for v in values) and \
+            (home := _view_home(b, kernel, values)) is not b.current:
+        # Its integer offsets become indices where the view goes (a group
+        # read from a table in the kernel's body, used in a loop).
+        def index_text(x):
+            x = operand(x)
+            if not isinstance(x, Value):
+                return str(int(x))
+            if x.dtype is dt.index:
+                return x.name
+            cast = "index_castui" if x.dtype.kind == "uint" else "index_cast"
+            return b.emit_before_body(
+                home, f"{{result}} = arith.{cast} {x.name} : {x.dtype.ir} to index",
+                dt.index).name
+        view.value = b.emit_before_body(home, subview(index_text), None, "view")
     else:
-        view.value, _ = b.emit(head, None, "view")
+        view.value, _ = b.emit(subview(_mixed), None, "view")
     return view.value.name, view_type, [indices[d] for d in kept], view
+
+
+def _castable(v):
+    """Whether `v` becomes an index by one arith.index_cast(ui)."""
+    return v.dtype.is_int and v.dtype.kind in ("int", "uint") and v.dtype.ir != "i1"
 
 
 def _view_home(b, kernel, values):
