@@ -13,6 +13,7 @@
 #include "tile/Conversion/TileToGPU/TileToGPU.h"
 
 #include "KernelContext.h"
+#include "PrefetchLoads.h"
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 #include "tile/Runtime/RuntimeSymbols.h"
@@ -291,6 +292,7 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
         allocateBuffers(rewriter, context, body);
     if (failed(context.lowerBlock(body, rewriter)))
       return failure();
+    prefetchLoads(rewriter, launch);
     for (Operation *op : allocations)
       rewriter.eraseOp(op);
     rewriter.eraseOp(kernel);

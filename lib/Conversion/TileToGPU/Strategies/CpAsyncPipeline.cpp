@@ -25,6 +25,8 @@
 
 #include "PipelineStrategies.h"
 
+#include "../PrefetchLoads.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -81,6 +83,17 @@ Value buildMultipleOf(KernelContext &k, OpBuilder &b, Location loc,
     Value lhsOk = buildMultipleOf(k, b, loc, loop, op->getOperand(0), n);
     Value rhsOk = buildMultipleOf(k, b, loc, loop, op->getOperand(1), n);
     return b.createOrFold<arith::OrIOp>(loc, lhsOk, rhsOk);
+  }
+  // x / c (x >> s) is a multiple of n where x is one of n * c (n << s):
+  // two packed weights a byte put K's offset at k * block_K / 2.
+  if (isa_and_nonnull<arith::FloorDivSIOp, arith::DivSIOp, arith::DivUIOp,
+                      arith::ShRSIOp, arith::ShRUIOp>(op)) {
+    std::optional<int64_t> by = getConstantIntValue(op->getOperand(1));
+    bool shift = isa<arith::ShRSIOp, arith::ShRUIOp>(op);
+    if (by && *by > 0 && (!shift || *by < 32))
+      return buildMultipleOf(k, b, loc, loop, op->getOperand(0),
+                             shift ? n << *by : n * *by);
+    return constant(false);
   }
   if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op)) {
     Value lhsOk = buildMultipleOf(k, b, loc, loop, op->getOperand(0), n);
@@ -367,6 +380,7 @@ LogicalResult PipelineBuilder::build(OpBuilder &b) {
                              ValueRange{next(nb, l, stagesNow[0]),
                                         next(nb, l, stagesNow[1])});
       });
+  markForPrefetch(forOp);
   OpBuilder::InsertionGuard guard(b);
   Operation *end = forOp.getBody()->getTerminator();
   b.setInsertionPoint(end->getOperand(0).getDefiningOp());

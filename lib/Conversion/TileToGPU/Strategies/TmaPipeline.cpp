@@ -28,6 +28,8 @@
 
 #include "GemmStrategies.h"
 #include "PipelineStrategies.h"
+
+#include "../PrefetchLoads.h"
 #include "Tma.h"
 
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
@@ -243,6 +245,7 @@ void TmaPipelineBuilder::createLoop(OpBuilder &b, Value lower,
           next.append({carried[WriteStage], i1(nb, true)});
         scf::YieldOp::create(nb, l, next);
       });
+  markForPrefetch(forOp);
   // The yield's operands are computed at the end of the body; the
   // iteration's code goes before them.
   Operation *end = forOp.getBody()->getTerminator();
