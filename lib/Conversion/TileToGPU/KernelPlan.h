@@ -59,13 +59,15 @@ struct PipelinePlan {
   SmallVector<Im2ColOp> gathers;
 
   bool hasProducers() const { return !producers.empty() || !gathers.empty(); }
-  /// The shared buffers the producers fill, one copy per stage.
+  /// The shared buffers the producers fill, and the rotated ones, one copy
+  /// per stage.
   SmallVector<Value> getStagedBuffers() const {
     SmallVector<Value> buffers;
     for (CopyOp copy : producers)
       buffers.push_back(copy.getDest());
     for (Im2ColOp gather : gathers)
       buffers.push_back(gather.getCol());
+    llvm::append_range(buffers, rotated);
     return buffers;
   }
   /// The producers can also be bulk tensor copies (TMA) completing on
@@ -78,10 +80,17 @@ struct PipelinePlan {
   /// into the other of two stages after it (RegisterPipeline.cpp).
   bool registers = false;
   /// wgmma gemms of the body whose accumulator nothing else in the loop
-  /// touches and whose A is in shared memory: the TMA version leaves them
-  /// in flight across iterations (waiting for the previous one before
-  /// giving its stage back).
+  /// touches, whose A is in shared memory and whose operands the loop
+  /// writes only through its producers or rotated buffers: the TMA version
+  /// leaves them in flight across iterations (waiting for the previous one
+  /// before giving its stage back).
   SmallVector<Operation *> asyncGemms;
+  /// Shared buffers an asynchronous gemm reads that the body itself fills
+  /// (a dequantizing T.Parallel's output), wholly, before any other use in
+  /// the iteration and used nowhere else: one copy per stage, iteration j
+  /// using stage j mod s as it does its producers' stages, so that the
+  /// next iteration writes another copy than the gemm left in flight reads.
+  SmallVector<Value> rotated;
   /// Warp-specialized and clustered (pairs of blocks along the grid's x):
   /// the producers whose tile is the same for both blocks of a pair; each
   /// block loads half of its boxes and TMA multicasts them to both.

@@ -335,6 +335,74 @@ void mlir::tile::gpu_lowering::planWarpSpecialization(KernelPlan &plan,
       pipeline.multicast.push_back(copy);
 }
 
+/// Whether the first op of `loop`'s body that touches `buffer` writes all
+/// of it without reading it: a tile.copy into it, or a tile.parallel over
+/// its shape storing to it at exactly its induction variables (not under a
+/// branch) and loading nothing from it; and nothing outside the loop uses
+/// it.
+static bool isFilledEachIteration(PipelinedOp loop, Value buffer) {
+  auto alloc = buffer.getDefiningOp<AllocSharedOp>();
+  if (!alloc || loop->isAncestor(alloc) ||
+      llvm::any_of(buffer.getUsers(),
+                   [&](Operation *user) { return !loop->isAncestor(user); }))
+    return false;
+  auto touches = [&](Operation *op) {
+    return op
+        ->walk([&](Operation *nested) {
+          return llvm::is_contained(nested->getOperands(), buffer)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  for (Operation &op : loop.getBody().front()) {
+    if (!touches(&op))
+      continue;
+    if (auto copy = dyn_cast<CopyOp>(op))
+      return copy.getDest() == buffer && copy.getSource() != buffer;
+    auto parallel = dyn_cast<ParallelOp>(op);
+    if (!parallel || parallel.getShape() !=
+                         cast<MemRefType>(buffer.getType()).getShape())
+      return false;
+    bool stored = false, other = false;
+    parallel.getBody().walk([&](Operation *nested) {
+      if (!llvm::is_contained(nested->getOperands(), buffer))
+        return;
+      auto store = dyn_cast<StoreOp>(nested);
+      if (store && store->getBlock() == &parallel.getBody().front() &&
+          store.getBuffer() == buffer && store.getValue() != buffer &&
+          llvm::equal(store.getIndices(), parallel.getInductionVars()))
+        stored = true;
+      else
+        other = true;
+    });
+    return stored && !other;
+  }
+  return false;
+}
+
+/// The shared operands of `gemm` (to be left in flight in `loop`) that the
+/// loop writes other than through its producers become rotated buffers of
+/// `plan` where each iteration fills them anew; fails where one cannot.
+static LogicalResult rotateOperands(PipelinedOp loop, PipelinePlan &plan,
+                                    GemmOp gemm) {
+  std::optional<llvm::DenseSet<Value>> written = findWrittenBuffers(loop);
+  if (!written)
+    return failure();
+  SmallVector<Value> staged = plan.getStagedBuffers();
+  SmallVector<Value> rotate;
+  for (Value operand : {gemm.getA(), gemm.getB()}) {
+    if (!isSharedMemRef(operand.getType()) ||
+        llvm::is_contained(staged, operand) || !written->contains(operand))
+      continue;
+    if (!isFilledEachIteration(loop, operand))
+      return failure();
+    rotate.push_back(operand);
+  }
+  llvm::append_range(plan.rotated, rotate);
+  return success();
+}
+
 /// The schedule of `loop`; fails with a diagnostic on a schedule it cannot
 /// honor.
 static FailureOr<PipelinePlan> planPipeline(const KernelPlan &kernelPlan,
@@ -408,7 +476,8 @@ static FailureOr<PipelinePlan> planPipeline(const KernelPlan &kernelPlan,
              });
   if (plan.tma)
     for (GemmOp gemm : body.getOps<GemmOp>())
-      if (canStayInFlight(kernelPlan, loop, gemm))
+      if (canStayInFlight(kernelPlan, loop, gemm) &&
+          succeeded(rotateOperands(loop, plan, gemm)))
         plan.asyncGemms.push_back(gemm);
   return plan;
 }

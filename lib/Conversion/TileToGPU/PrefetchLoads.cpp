@@ -135,6 +135,7 @@ static std::optional<Prefetch> analyze(scf::ForOp loop, Operation *load) {
     roots.insert(branch.getCondition());
   llvm::SmallPtrSet<Operation *, 16> needed;
   SmallVector<Value> worklist(roots.begin(), roots.end());
+  bool varies = false;
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     if (!loop->isAncestor(value.getParentRegion()->getParentOp()))
@@ -142,6 +143,7 @@ static std::optional<Prefetch> analyze(scf::ForOp loop, Operation *load) {
     if (auto arg = dyn_cast<BlockArgument>(value)) {
       if (arg != loop.getInductionVar())
         return std::nullopt; // carried, or a nested loop's
+      varies = true;
       continue;
     }
     Operation *def = value.getDefiningOp();
@@ -150,6 +152,9 @@ static std::optional<Prefetch> analyze(scf::ForOp loop, Operation *load) {
     if (needed.insert(def).second)
       llvm::append_range(worklist, def->getOperands());
   }
+  // The same in every iteration: LLVM hoists it out of the loop.
+  if (!varies)
+    return std::nullopt;
   loop.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (needed.contains(op))
       p.slice.push_back(op);

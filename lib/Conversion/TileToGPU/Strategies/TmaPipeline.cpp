@@ -92,10 +92,8 @@ public:
         specialized(k.plan.warpSpecialized == loop.getOperation()),
         deferred(specialized && plan.deferredGemm),
         waitAtTop(deferred && plan.deferredConvert),
-        async(!plan.asyncGemms.empty()) {
-    for (CopyOp copy : plan.producers)
-      buffers.push_back(copy.getDest());
-  }
+        async(!plan.asyncGemms.empty()),
+        buffers(plan.getStagedBuffers()) {}
 
   LogicalResult build(OpBuilder &b);
 
@@ -158,6 +156,9 @@ private:
   bool waitAtTop;
   /// Gemms stay in flight across iterations.
   bool async;
+  /// The staged buffers: the producers' (their copies are erased once the
+  /// body moves) and the rotated ones.
+  SmallVector<Value> buffers;
   StageRing ring;
   std::optional<TmaStageFiller> filler;
   /// Thread 0 (the filling thread, not specialized).
@@ -166,8 +167,6 @@ private:
   Value state;
   /// Whether the loop runs at all (the peel's and the ring state's guard).
   Value ran;
-  /// The producers' buffers (their copies are erased once the body moves).
-  SmallVector<Value> buffers;
   scf::ForOp forOp;
 };
 
