@@ -361,8 +361,8 @@ static bool isFilledEachIteration(PipelinedOp loop, Value buffer) {
     if (auto copy = dyn_cast<CopyOp>(op))
       return copy.getDest() == buffer && copy.getSource() != buffer;
     auto parallel = dyn_cast<ParallelOp>(op);
-    if (!parallel || parallel.getShape() !=
-                         cast<MemRefType>(buffer.getType()).getShape())
+    if (!parallel ||
+        parallel.getShape() != cast<MemRefType>(buffer.getType()).getShape())
       return false;
     bool stored = false, other = false;
     parallel.getBody().walk([&](Operation *nested) {

@@ -92,8 +92,7 @@ public:
         specialized(k.plan.warpSpecialized == loop.getOperation()),
         deferred(specialized && plan.deferredGemm),
         waitAtTop(deferred && plan.deferredConvert),
-        async(!plan.asyncGemms.empty()),
-        buffers(plan.getStagedBuffers()) {}
+        async(!plan.asyncGemms.empty()), buffers(plan.getStagedBuffers()) {}
 
   LogicalResult build(OpBuilder &b);
 
