@@ -22,6 +22,7 @@
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -57,7 +58,7 @@ static bool isHoistable(Value v, Block &body) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return v.getParentBlock() != &body;
-  if (def->getBlock() != &body)
+  if (!body.getParentOp()->isAncestor(def))
     return true;
   return def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
          llvm::all_of(def->getOperands(), [&](Value operand) {
@@ -181,49 +182,65 @@ std::optional<ParallelVectors> mlir::tile::gpu_lowering::planParallelVectors(
       return std::nullopt;
 
   plan.varying.insert(iv);
-  for (Operation &nested : body) {
-    bool varies = llvm::any_of(nested.getOperands(),
-                               [&](Value v) { return plan.isVarying(v); });
-    Value buffer;
-    ValueRange indices;
-    bool isStore = false;
-    if (auto load = dyn_cast<LoadOp>(nested)) {
-      buffer = load.getBuffer();
-      indices = load.getIndices();
-    } else if (auto store = dyn_cast<StoreOp>(nested)) {
-      buffer = store.getBuffer();
-      indices = store.getIndices();
-      isStore = true;
-    } else if (nested.getNumRegions() != 0 || !isMemoryEffectFree(&nested)) {
-      return std::nullopt;
-    } else if (varies && !classifyIndex(nested, body, plan)) {
-      continue;
+  // The body's ops, and those of branches on a condition the run's
+  // iterations share (a row mask: `if i < rows`), which run once per run.
+  std::function<bool(Block &)> planBlock = [&](Block &block) -> bool {
+    for (Operation &nested : block.without_terminator()) {
+      if (auto branch = dyn_cast<scf::IfOp>(nested)) {
+        if (branch.getNumResults() != 0 || !branch.getElseRegion().empty() ||
+            plan.isVarying(branch.getCondition()) ||
+            !planBlock(branch.getThenRegion().front()))
+          return false;
+        continue;
+      }
+      bool varies = llvm::any_of(nested.getOperands(),
+                                 [&](Value v) { return plan.isVarying(v); });
+      Value buffer;
+      ValueRange indices;
+      bool isStore = false;
+      if (auto load = dyn_cast<LoadOp>(nested)) {
+        buffer = load.getBuffer();
+        indices = load.getIndices();
+      } else if (auto store = dyn_cast<StoreOp>(nested)) {
+        buffer = store.getBuffer();
+        indices = store.getIndices();
+        isStore = true;
+      } else if (nested.getNumRegions() != 0 || !isMemoryEffectFree(&nested)) {
+        return false;
+      } else if (varies && !classifyIndex(nested, body, plan)) {
+        continue;
+      }
+      std::optional<ParallelVectors::Affine> form;
+      if (buffer) {
+        Value last = indices.back();
+        if (last == iv)
+          form = ParallelVectors::Affine{};
+        else if (auto it = plan.affine.find(last); it != plan.affine.end())
+          form = it->second;
+        // Iterations that store to one element: left to the scalar order.
+        if (isStore && ((form && form->divisor != 1) ||
+                        !llvm::any_of(indices, [&](Value v) {
+                          return plan.isVarying(v);
+                        })))
+          return false;
+      }
+      if (!varies)
+        continue;
+      plan.varying.insert(nested.getResults().begin(),
+                          nested.getResults().end());
+      if (!buffer || k.getFragment(buffer) || !form)
+        continue;
+      if (std::optional<ParallelVectors::Run> run =
+              findRun(k, b, op.getLoc(), plan, buffer, indices, *form)) {
+        plan.runs[&nested] = *run;
+        plan.alignedOffsets.push_back(
+            {run->index.offset, run->chunk * run->index.divisor});
+      }
     }
-    std::optional<ParallelVectors::Affine> form;
-    if (buffer) {
-      Value last = indices.back();
-      if (last == iv)
-        form = ParallelVectors::Affine{};
-      else if (auto it = plan.affine.find(last); it != plan.affine.end())
-        form = it->second;
-      // Iterations that store to one element: left to the scalar order.
-      if (isStore &&
-          ((form && form->divisor != 1) ||
-           !llvm::any_of(indices, [&](Value v) { return plan.isVarying(v); })))
-        return std::nullopt;
-    }
-    if (!varies)
-      continue;
-    plan.varying.insert(nested.getResults().begin(), nested.getResults().end());
-    if (!buffer || k.getFragment(buffer) || !form)
-      continue;
-    if (std::optional<ParallelVectors::Run> run =
-            findRun(k, b, op.getLoc(), plan, buffer, indices, *form)) {
-      plan.runs[&nested] = *run;
-      plan.alignedOffsets.push_back(
-          {run->index.offset, run->chunk * run->index.divisor});
-    }
-  }
+    return true;
+  };
+  if (!planBlock(body))
+    return std::nullopt;
   // Without a vector access of memory the scalar code is as good.
   if (plan.runs.empty())
     return std::nullopt;
@@ -235,7 +252,7 @@ static Value hoist(OpBuilder &b, Value v, Block &body, IRMapping &mapping) {
   if (Value done = mapping.lookupOrNull(v))
     return done;
   Operation *def = v.getDefiningOp();
-  if (!def || def->getBlock() != &body)
+  if (!def || !body.getParentOp()->isAncestor(def))
     return v;
   for (Value operand : def->getOperands())
     hoist(b, operand, body, mapping);
@@ -253,15 +270,15 @@ Value mlir::tile::gpu_lowering::buildParallelAlignment(
   auto conjoin = [&](Value ok) {
     all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
   };
-  for (Operation &nested : body) {
-    auto it = plan.runs.find(&nested);
+  body.walk([&](Operation *nested) {
+    auto it = plan.runs.find(nested);
     if (it == plan.runs.end())
-      continue;
+      return;
     Value buffer = isa<LoadOp>(nested) ? cast<LoadOp>(nested).getBuffer()
                                        : cast<StoreOp>(nested).getBuffer();
     if (!k.getShared(buffer))
       conjoin(areRowsAligned(b, loc, buffer, it->second.chunk));
-  }
+  });
   for (auto [offset, multiple] : plan.alignedOffsets) {
     APInt constant;
     if (!offset)
@@ -288,6 +305,8 @@ public:
   LogicalResult build();
 
 private:
+  /// The ops of `block` (the body, or a branch of it) on the run.
+  LogicalResult buildBlock(Block &block);
   VectorType vectorOf(Type type) const {
     return VectorType::get({plan.width}, type);
   }
@@ -570,9 +589,21 @@ LogicalResult RunBuilder::build() {
   for (auto [iv, value] : llvm::zip(body.getArguments(), index))
     scalars.map(iv, value);
   first = index.back();
-  for (Operation &op : body) {
+  return buildBlock(body);
+}
+
+LogicalResult RunBuilder::buildBlock(Block &block) {
+  for (Operation &op : block.without_terminator()) {
     LogicalResult status = success();
-    if (auto load = dyn_cast<LoadOp>(op))
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      // A condition the run shares (planParallelVectors): one branch.
+      auto run = scf::IfOp::create(
+          b, loc, scalars.lookupOrDefault(branch.getCondition()),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inside(b);
+      b.setInsertionPoint(run.thenBlock()->getTerminator());
+      status = buildBlock(branch.getThenRegion().front());
+    } else if (auto load = dyn_cast<LoadOp>(op))
       status = buildLoad(load);
     else if (auto store = dyn_cast<StoreOp>(op))
       status = buildStore(store);

@@ -183,3 +183,30 @@ func.func @unpack(%X: memref<64x256xi8>, %S: memref<64x4xf16>, %Y: memref<64x512
   }
   return
 }
+
+// -----
+
+// A row mask (a grouped GEMM's epilogue: rows past the group's end are not
+// stored): the branch's condition is the same across a run, so the run
+// stores under one branch, in vectors, its column offset computed inside
+// the branch (hoisted for the alignment test).
+// CHECK-LABEL: func.func @row_mask
+// CHECK: %[[V:.*]] = vector.load %{{.*}} : memref<2048xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NEXT: %[[ROW:.*]] = arith.cmpi slt, %{{.*}}, %arg2 : index
+// CHECK-NEXT: scf.if %[[ROW]] {
+// CHECK: vector.store %[[V]], %arg1[{{.*}}] {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
+func.func @row_mask(%X: memref<32x64xf16>, %Y: memref<?x?xf16>, %rows: index, %col: index) {
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %x = tile.alloc_shared : memref<32x64xf16, #gpu.address_space<workgroup>>
+    tile.copy %X[0, 0] -> %x : memref<32x64xf16>, memref<32x64xf16, #gpu.address_space<workgroup>>
+    tile.parallel (%i, %j) in (32, 64) {
+      %v = tile.load %x[%i, %j] : memref<32x64xf16, #gpu.address_space<workgroup>>
+      %inside = arith.cmpi slt, %i, %rows : index
+      scf.if %inside {
+        %c = arith.addi %col, %j : index
+        tile.store %v, %Y[%i, %c] : memref<?x?xf16>
+      }
+    }
+  }
+  return
+}
