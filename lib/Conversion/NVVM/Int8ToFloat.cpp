@@ -47,12 +47,11 @@ static Type withElement(Type type, Type element) {
 }
 
 /// A constant of `type` (a scalar or a splat vector) holding `attr`.
-static Value splat(PatternRewriter &rewriter, Location loc, Type type,
-                   TypedAttr attr) {
+static Value splat(OpBuilder &b, Location loc, Type type, TypedAttr attr) {
   if (auto vector = dyn_cast<VectorType>(type))
-    return arith::ConstantOp::create(rewriter, loc,
+    return arith::ConstantOp::create(b, loc,
                                      SplatElementsAttr::get(vector, attr));
-  return arith::ConstantOp::create(rewriter, loc, attr);
+  return arith::ConstantOp::create(b, loc, attr);
 }
 
 /// The floats base + u of a vector of bytes (u = x ^ 0x80 when `isSigned`,
@@ -70,12 +69,10 @@ static Value buildWordwise(OpBuilder &b, Location loc, Value bytes, Type out,
   Value packed =
       vector::BitCastOp::create(b, loc, VectorType::get({words}, i32), bytes);
   if (isSigned)
-    packed = arith::XOrIOp::create(
-        b, loc, packed,
-        arith::ConstantOp::create(
-            b, loc,
-            SplatElementsAttr::get(cast<VectorType>(packed.getType()),
-                                   b.getI32IntegerAttr(int32_t(0x80808080u)))));
+    packed =
+        arith::XOrIOp::create(b, loc, packed,
+                              splat(b, loc, packed.getType(),
+                                    b.getI32IntegerAttr(int32_t(0x80808080u))));
   // f16: result bytes {b, 0x64, b', 0x64}, the base's high byte from the
   // second operand (bytes 4-7); f32: {b, 0, 0, 0x4B}.
   bool half = out.isF16();
@@ -295,11 +292,7 @@ static bool convertBytesMinusConstant(Operation *convert, Value in) {
   Value value = buildWordwise(b, loc, bytes, out, isSigned);
   double base = (out.isF16() ? 1024.0 : 8388608.0) + (isSigned ? 128 : 0);
   Value converted = arith::SubFOp::create(
-      b, loc, value,
-      arith::ConstantOp::create(
-          b, loc,
-          SplatElementsAttr::get(cast<VectorType>(resultType),
-                                 b.getFloatAttr(out, base + c))));
+      b, loc, value, splat(b, loc, resultType, b.getFloatAttr(out, base + c)));
   convert->getResult(0).replaceAllUsesWith(converted);
   convert->erase();
   return true;
@@ -356,15 +349,9 @@ static void convertNarrowRanges(Operation *root) {
     double baseValue = out.isF16() ? 1024.0 : 8388608.0;
     OpBuilder b(op);
     Location loc = op->getLoc();
-    auto splatOf = [&](Type t, TypedAttr attr) -> Value {
-      if (auto vector = dyn_cast<VectorType>(t))
-        return arith::ConstantOp::create(b, loc,
-                                         SplatElementsAttr::get(vector, attr));
-      return arith::ConstantOp::create(b, loc, attr);
-    };
     Value bits = arith::AddIOp::create(
         b, loc, in,
-        splatOf(in.getType(), b.getIntegerAttr(type, baseBits + bias)));
+        splat(b, loc, in.getType(), b.getIntegerAttr(type, baseBits + bias)));
     Type word = b.getIntegerType(out.getIntOrFloatBitWidth());
     if (type != word)
       bits = arith::TruncIOp::create(b, loc, withElement(in.getType(), word),
@@ -372,7 +359,7 @@ static void convertNarrowRanges(Operation *root) {
     Value value = arith::BitcastOp::create(b, loc, resultType, bits);
     Value converted = arith::SubFOp::create(
         b, loc, value,
-        splatOf(resultType, b.getFloatAttr(out, baseValue + bias)));
+        splat(b, loc, resultType, b.getFloatAttr(out, baseValue + bias)));
     op->getResult(0).replaceAllUsesWith(converted);
     op->erase();
   }

@@ -15,6 +15,8 @@
 
 #include "Strategies/PipelineStrategies.h"
 
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -141,24 +143,6 @@ FailureOr<SetVector<Operation *>> mlir::tile::gpu_lowering::getProducerSetup(
         op->getBlock() != &scope.front())
       return failure();
   return mlir::topologicalSort(setup);
-}
-
-/// Whether any of `values` is computed, inside `kernel`, from `blockId`
-/// (a block argument of its body).
-static bool dependsOn(KernelOp kernel, ValueRange values, Value blockId) {
-  SmallVector<Value> worklist(values.begin(), values.end());
-  llvm::DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (value == blockId)
-      return true;
-    if (!seen.insert(value).second)
-      continue;
-    Operation *def = value.getDefiningOp();
-    if (def && kernel->isAncestor(def))
-      llvm::append_range(worklist, def->getOperands());
-  }
-  return false;
 }
 
 /// Whether `op` or an op nested in it uses one of `values`.
@@ -325,12 +309,13 @@ void mlir::tile::gpu_lowering::planWarpSpecialization(KernelPlan &plan,
       (raster &&
        (raster.getOrder() != RasterOrder::Row || raster.getPanel() % 2 != 0)))
     return;
-  Value pairId = kernel.getBody().getArgument(0);
-  if (dependsOn(kernel, {loop.getLower(), loop.getUpper(), loop.getStep()},
-                pairId))
+  // The pair's blocks differ in block id 0.
+  if (getBlockIdMask(kernel,
+                     {loop.getLower(), loop.getUpper(), loop.getStep()}) &
+      1)
     return;
   for (CopyOp copy : pipeline.producers)
-    if (!dependsOn(kernel, copy.getOffsets(), pairId) &&
+    if (!(getBlockIdMask(kernel, copy.getOffsets()) & 1) &&
         canMulticast(plan, copy))
       pipeline.multicast.push_back(copy);
 }
@@ -346,17 +331,8 @@ static bool isFilledEachIteration(PipelinedOp loop, Value buffer) {
       llvm::any_of(buffer.getUsers(),
                    [&](Operation *user) { return !loop->isAncestor(user); }))
     return false;
-  auto touches = [&](Operation *op) {
-    return op
-        ->walk([&](Operation *nested) {
-          return llvm::is_contained(nested->getOperands(), buffer)
-                     ? WalkResult::interrupt()
-                     : WalkResult::advance();
-        })
-        .wasInterrupted();
-  };
   for (Operation &op : loop.getBody().front()) {
-    if (!touches(&op))
+    if (!usesAny(&op, buffer))
       continue;
     if (auto copy = dyn_cast<CopyOp>(op))
       return copy.getDest() == buffer && copy.getSource() != buffer;

@@ -28,8 +28,9 @@
 
 #include "PrefetchLoads.h"
 
+#include "tile/Dialect/Tile/IR/TileTypes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -40,6 +41,7 @@
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
+using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
 static constexpr llvm::StringLiteral kPrefetchMark = "tile.prefetch_loads";
@@ -83,10 +85,7 @@ static Value getGlobalSource(Operation *load) {
     memref = vector.getBase();
   else
     return {};
-  Attribute space = cast<MemRefType>(memref.getType()).getMemorySpace();
-  if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(space))
-    return gpuSpace.getValue() == gpu::AddressSpace::Global ? memref : Value();
-  return space ? Value() : memref;
+  return isGlobalMemRef(memref.getType()) ? memref : Value();
 }
 
 namespace {

@@ -7,10 +7,10 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 #include "tile/Target/Target.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILERASTERKERNELS
@@ -19,28 +19,6 @@ namespace mlir::tile {
 
 using namespace mlir;
 using namespace mlir::tile;
-
-/// The block ids (of `kernel`'s body) that any of `values` is computed from
-/// inside `kernel`, as a bit mask (bit d: block id d).
-static unsigned getBlockIdMask(KernelOp kernel, ValueRange values) {
-  unsigned mask = 0;
-  SmallVector<Value> worklist(values.begin(), values.end());
-  llvm::DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!seen.insert(value).second)
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(value)) {
-      if (arg.getOwner() == &kernel.getBody().front())
-        mask |= 1u << arg.getArgNumber();
-      continue;
-    }
-    Operation *def = value.getDefiningOp();
-    if (kernel->isAncestor(def))
-      llvm::append_range(worklist, def->getOperands());
-  }
-  return mask;
-}
 
 /// Whether `op` runs in a loop inside `kernel`.
 static bool isInLoop(KernelOp kernel, Operation *op) {

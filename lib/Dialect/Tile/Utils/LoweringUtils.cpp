@@ -12,6 +12,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -42,6 +43,26 @@ SmallVector<Value> mlir::tile::getBlockIds(OpBuilder &b, Location loc,
   Value minor = arith::DivUIOp::create(b, loc, within, width);
   return rows ? SmallVector<Value>{major, minor}
               : SmallVector<Value>{minor, major};
+}
+
+unsigned mlir::tile::getBlockIdMask(KernelOp kernel, ValueRange values) {
+  unsigned mask = 0;
+  SmallVector<Value> worklist(values.begin(), values.end());
+  llvm::DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() == &kernel.getBody().front())
+        mask |= 1u << arg.getArgNumber();
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (kernel->isAncestor(def))
+      llvm::append_range(worklist, def->getOperands());
+  }
+  return mask;
 }
 
 SmallVector<Value> mlir::tile::getBlockIdsOfLinear(OpBuilder &b, Location loc,

@@ -27,6 +27,10 @@ namespace mlir::tile {
 SmallVector<Value> getBlockIds(OpBuilder &b, Location loc, ValueRange launchIds,
                                ValueRange gridSizes, RasterAttr raster);
 
+/// The block ids of `kernel` (its body's arguments) that any of `values` is
+/// computed from inside `kernel`, as a bit mask (bit d: block id d).
+unsigned getBlockIdMask(KernelOp kernel, ValueRange values);
+
 /// The block ids of the block at `linear` in a grid of `gridSizes` walked
 /// with dim 0 fastest (a loop over all blocks, or a persistent kernel's
 /// tiles): its launch ids, then getBlockIds.
