@@ -129,8 +129,8 @@ typedef struct TileJitCompileOptions {
    * pipelines' copies in a producer warpgroup; persistent kernels' stores
    * as TMA stores; cluster pairs sharing tiles by TMA multicast; pipelines
    * written with fewer than 4 stages deepened where that costs no
-   * occupancy; GEMM-shaped kernels' blocks launched in panels that share
-   * tiles in L2. */
+   * occupancy, and narrow K steps of GEMM loops merged (sm_90a); GEMM-shaped
+   * kernels' blocks launched in panels that share tiles in L2. */
   bool warpSpecialize;
   bool tmaStore;
   bool tmaMulticast;

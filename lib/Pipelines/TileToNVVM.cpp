@@ -103,6 +103,9 @@ void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
   // Measured on NVIDIA only (docs/performance.md).
   if (codegen.rasterBlocks && vendor == "nvidia")
     pm.addPass(createTileRasterKernels());
+  // Part of deepening a pipeline; the pass changes wgmma targets only.
+  if (codegen.deepenPipelines && vendor == "nvidia")
+    pm.addPass(createTileWidenKSteps());
   pm.addPass(createTileInferLayouts());
   ConvertTileToGPUOptions lowering;
   lowering.warpSpecialize = codegen.warpSpecialize;

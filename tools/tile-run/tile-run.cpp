@@ -83,7 +83,8 @@ cl::opt<bool> tmaMulticast(
 cl::opt<bool> deepenPipelines(
     "deepen-pipelines",
     cl::desc("Pipelines written with fewer than 4 stages get more where "
-             "that costs no occupancy (default true)"),
+             "that costs no occupancy, GEMM loops' narrow K steps merge "
+             "(default true)"),
     cl::init(true), cl::cat(category));
 cl::opt<bool> rasterBlocks(
     "raster-blocks",

@@ -49,7 +49,8 @@ struct TileToNVVMPipelineOptions
   PassOptions::Option<bool> deepenPipelines{
       *this, "deepen-pipelines",
       llvm::cl::desc("Pipelines written with fewer than 4 stages get more "
-                     "where that costs no occupancy (GpuCodegenOptions)"),
+                     "where that costs no occupancy, GEMM loops' narrow K "
+                     "steps merge (GpuCodegenOptions)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> rasterBlocks{
       *this, "raster-blocks",

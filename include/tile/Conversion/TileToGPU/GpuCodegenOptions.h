@@ -36,7 +36,9 @@ struct GpuCodegenOptions {
   /// gemm, written with fewer than 4 stages, gets up to 4 where the block's
   /// shared memory allows it without fewer blocks per multiprocessor
   /// (NVIDIA; not in a persistent kernel nor a loop scheduled stage by
-  /// stage). Off: the stages as written.
+  /// stage). With it tile-to-nvvm also runs tile-widen-k-steps, which on
+  /// wgmma targets merges a GEMM loop's K steps narrower than 128 bytes.
+  /// Off: the stages and steps as written.
   bool deepenPipelines = true;
   /// GEMM-shaped kernels of a 2-d grid without a raster of their own launch
   /// their blocks in panels of 8 along x (tile-raster-kernels), so that a

@@ -92,6 +92,46 @@ def TileRasterKernels : Pass<"tile-raster-kernels"> {
   ];
 }
 
+def TileWidenKSteps : Pass<"tile-widen-k-steps"> {
+  let summary = "merge the narrow K steps of a pipelined GEMM loop into "
+                "wider ones";
+  let description = [{
+    A pipelined loop whose every iteration copies an A and a B tile of
+    `block_K` along K into shared memory and multiplies them pays, per
+    iteration, a wait for its stage, a fence and a wait for the tensor
+    cores. With 32-wide f16 K steps (TileLang's usual `block_K = 32`) that
+    overhead is as long as the multiply itself: on an H200 a 128 x 128 x 32
+    GEMM runs at 0.61-0.74x cuBLAS where the same kernel with 64-wide steps
+    runs at 0.80-0.93x (docs/performance.md).
+
+    The pass merges `f` consecutive iterations of such a loop into one: its
+    shared buffers become `f` times as wide along K, each copy loads the `f`
+    tiles its iterations loaded (they are adjacent), and the gemm reduces
+    over all of them. `f` makes a step `bytes` wide along K (2 for 32-wide
+    f16 steps at 128 bytes; at most 4). A loop is merged when it is a
+    `tile.pipelined` loop with 2 or more stages and no schedule written by
+    hand, static bounds whose trip count `f` divides, and a body of one
+    `tile.gemm` (not `clear_accum`), the copies from global memory that fill
+    its shared operands (one each, their tile origin along K `W * k + c`
+    for a step `W` as wide as the tile and `c` the same in every iteration,
+    along the other dims independent of `k`) and pure index arithmetic; its
+    operands' buffers are `tile.alloc_shared` without a layout, used only
+    there. The results are the same sums, in another order.
+
+    On a kernel with a `#tile.target`, only targets with `wgmma` are
+    changed (where the gain is measured), and only while the kernel's shared
+    buffers, times their loops' stages, fit the chip's shared memory less 8
+    KiB (its barriers and reduction scratch); else the loop keeps fewer
+    stages (not below 2) or is left as written. Without a target every such
+    loop is merged.
+  }];
+  let options = [
+    Option<"bytes", "bytes", "int64_t", /*default=*/"128",
+           "The extent along K, in bytes, a step should reach (0: no loop "
+           "is changed)">,
+  ];
+}
+
 def TileSpecializeKernels : Pass<"tile-specialize-kernels"> {
   let summary = "launch a kernel marked specialize as one variant per "
                 "value of the i1 values it takes from outside";

@@ -16,6 +16,7 @@
 #include "tile/Target/Target.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
 
@@ -31,6 +32,13 @@ LogicalResult inferLayouts(KernelOp kernel, const TargetInfo &target,
 /// would see operands, or run under control flow, that differ between
 /// threads.
 LogicalResult insertBarriers(KernelOp kernel);
+
+/// Merges consecutive iterations of the pipelined GEMM loop `loop` so that
+/// its K steps reach `bytes` (see the tile-widen-k-steps pass), keeping its
+/// kernel's shared buffers within `sharedBytes` when given (with fewer
+/// stages, not below 2). Returns whether it changed the loop.
+bool widenKSteps(RewriterBase &rewriter, PipelinedOp loop, int64_t bytes,
+                 std::optional<int64_t> sharedBytes);
 
 /// Attaches LayoutInferenceOpInterface to the tile ops (the rules of
 /// tile-infer-layouts: gemm, parallel, reduce, copy, cumsum).
