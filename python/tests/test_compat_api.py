@@ -957,3 +957,24 @@ def test_engine_callbacks_are_kept_and_noted():
     with pytest.raises(TypeError, match="must be callable"):
         callback.register_c_postproc(3)
     tile.env._noted.clear()
+
+
+def test_deepen_pipelines_merges_narrow_k_steps():
+    """deepen_pipelines (on by default) also merges a GEMM loop's 32-wide f16
+    K steps in pairs on sm_90a (tile-widen-k-steps): each step then issues
+    four k16 wgmma per warpgroup tile instead of two, so the PTX has more of
+    them; off, the loop runs as written. On sm_80 (no wgmma) the steps stay."""
+    from tile._ext import ext
+
+    def ptx(chip, deepen):
+        ir = gemm_nt.get_ir(256, 256, 256, block_M=128, block_N=128, block_K=32,
+                            num_stages=3).ir
+        text, diags = ext.device_source(ir, "cuda", chip,
+                                        **env.codegen_options({"deepen_pipelines": deepen}))
+        if not text:
+            pytest.skip(f"this build does not lower to PTX ({[d.message for d in diags][:1]})")
+        return text
+
+    merged, written = ptx("sm_90a", True), ptx("sm_90a", False)
+    assert merged.count("wgmma.mma_async") > written.count("wgmma.mma_async") > 0
+    assert "k16" in merged

@@ -659,3 +659,202 @@ func.func @sm90_no_room(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>) {
   return
 }
 }
+
+// -----
+
+// A loop that dequantizes int8 weights in a tile.parallel between its copies
+// and the gemm (W8A16): the int8 tile, the f16 tile the parallel writes and
+// the parallel's K dim widen together.
+// CHECK-LABEL: func.func @dequant
+// CHECK: %[[A:.*]] = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[Q:.*]] = tile.alloc_shared : memref<128x64xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[W:.*]] = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %c4{{.*}} step
+// CHECK: tile.copy %{{.*}} -> %[[Q]] : memref<4096x4096xi8>, memref<128x64xi8
+// CHECK: tile.parallel (%{{.*}}, %{{.*}}) in (128, 64)
+// CHECK: tile.gemm %[[A]], %[[W]], %{{.*}} transpose_b : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<128x64xf16
+func.func @dequant(%A: memref<4096x4096xf16>, %B: memref<4096x4096xi8>, %S: memref<4096xf16>, %C: memref<4096x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%bx, %by) in (32, 32) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Qs = tile.alloc_shared : memref<128x32xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    %m = arith.muli %by, %c128 : index
+    %n = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c8 step %c1 stages(2) {
+      %kk = arith.muli %k, %c32 : index
+      tile.copy %A[%m, %kk] -> %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n, %kk] -> %Qs : memref<4096x4096xi8>, memref<128x32xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (128, 32) {
+        %q = tile.load %Qs[%i, %j] : memref<128x32xi8, #gpu.address_space<workgroup>>
+        %row = arith.addi %n, %i : index
+        %s = tile.load %S[%row] : memref<4096xf16>
+        %f = arith.sitofp %q : i8 to f16
+        %w = arith.mulf %f, %s : f16
+        tile.store %w, %Ws[%i, %j] : memref<128x32xf16, #gpu.address_space<workgroup>>
+      }
+      tile.gemm %As, %Ws, %acc transpose_b : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<128x128xf32>, memref<4096x4096xf32>
+  }
+  return
+}
+
+// -----
+
+// A scale per group of 128 along K read at (k * 32 + j) / 128: the merged
+// body's (2 k * 32 + j) / 128 for j < 64 reads what the two iterations did.
+// Packed weights, two per byte, read at j / 2: their 16-byte tile widens to
+// 32 with j. A scale read at k / 4 alone (one per 4 iterations) is kept: the
+// merged iterations would not see it change.
+// CHECK-LABEL: func.func @grouped_scale
+// CHECK: tile.parallel (%{{.*}}, %{{.*}}) in (128, 64)
+// CHECK: tile.gemm {{.*}} : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<128x64xf16
+// CHECK-LABEL: func.func @packed
+// CHECK: tile.alloc_shared : memref<128x32xi8
+// CHECK: tile.parallel (%{{.*}}, %{{.*}}) in (128, 64)
+// CHECK: tile.gemm {{.*}} : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<128x64xf16
+// CHECK-LABEL: func.func @by_k_alone
+// CHECK: tile.gemm {{.*}} : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf16
+func.func @grouped_scale(%A: memref<4096x4096xf16>, %B: memref<4096x4096xi8>, %S: memref<4096x32xf16>, %C: memref<4096x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%bx, %by) in (32, 32) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Qs = tile.alloc_shared : memref<128x32xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    %m = arith.muli %by, %c128 : index
+    %n = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c8 step %c1 stages(2) {
+      %kk = arith.muli %k, %c32 : index
+      tile.copy %A[%m, %kk] -> %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n, %kk] -> %Qs : memref<4096x4096xi8>, memref<128x32xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (128, 32) {
+        %q = tile.load %Qs[%i, %j] : memref<128x32xi8, #gpu.address_space<workgroup>>
+        %row = arith.addi %n, %i : index
+        %col = arith.addi %kk, %j : index
+        %g = arith.divui %col, %c128 : index
+        %s = tile.load %S[%row, %g] : memref<4096x32xf16>
+        %f = arith.sitofp %q : i8 to f16
+        %w = arith.mulf %f, %s : f16
+        tile.store %w, %Ws[%i, %j] : memref<128x32xf16, #gpu.address_space<workgroup>>
+      }
+      tile.gemm %As, %Ws, %acc transpose_b : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<128x128xf32>, memref<4096x4096xf32>
+  }
+  return
+}
+func.func @packed(%A: memref<4096x4096xf16>, %B: memref<4096x2048xi8>, %C: memref<4096x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%bx, %by) in (32, 32) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Qs = tile.alloc_shared : memref<128x16xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    %m = arith.muli %by, %c128 : index
+    %n = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c8 step %c1 stages(2) {
+      %kk = arith.muli %k, %c32 : index
+      %kb = arith.muli %k, %c16 : index
+      tile.copy %A[%m, %kk] -> %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n, %kb] -> %Qs : memref<4096x2048xi8>, memref<128x16xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (128, 32) {
+        %h = arith.divui %j, %c2 : index
+        %q = tile.load %Qs[%i, %h] : memref<128x16xi8, #gpu.address_space<workgroup>>
+        %f = arith.sitofp %q : i8 to f16
+        tile.store %f, %Ws[%i, %j] : memref<128x32xf16, #gpu.address_space<workgroup>>
+      }
+      tile.gemm %As, %Ws, %acc transpose_b : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<128x128xf32>, memref<4096x4096xf32>
+  }
+  return
+}
+
+func.func @by_k_alone(%A: memref<4096x4096xf16>, %B: memref<4096x4096xi8>, %S: memref<4096x32xf16>, %C: memref<4096x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%bx, %by) in (32, 32) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Qs = tile.alloc_shared : memref<128x32xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    %m = arith.muli %by, %c128 : index
+    %n = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c8 step %c1 stages(2) {
+      %kk = arith.muli %k, %c32 : index
+      %g = arith.divui %k, %c4 : index
+      tile.copy %A[%m, %kk] -> %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n, %kk] -> %Qs : memref<4096x4096xi8>, memref<128x32xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (128, 32) {
+        %q = tile.load %Qs[%i, %j] : memref<128x32xi8, #gpu.address_space<workgroup>>
+        %row = arith.addi %n, %i : index
+        %s = tile.load %S[%row, %g] : memref<4096x32xf16>
+        %f = arith.sitofp %q : i8 to f16
+        %w = arith.mulf %f, %s : f16
+        tile.store %w, %Ws[%i, %j] : memref<128x32xf16, #gpu.address_space<workgroup>>
+      }
+      tile.gemm %As, %Ws, %acc transpose_b : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<128x128xf32>, memref<4096x4096xf32>
+  }
+  return
+}
+
+// -----
+
+// Kept: the parallel reads the accumulator, which the merged loop would
+// have multiplied once less by then.
+// CHECK-LABEL: func.func @reads_accumulator
+// CHECK: tile.gemm {{.*}} : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf16
+func.func @reads_accumulator(%A: memref<4096x4096xf16>, %B: memref<4096x4096xi8>, %C: memref<4096x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%bx, %by) in (32, 32) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Qs = tile.alloc_shared : memref<128x32xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    %m = arith.muli %by, %c128 : index
+    %n = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c8 step %c1 stages(2) {
+      %kk = arith.muli %k, %c32 : index
+      tile.copy %A[%m, %kk] -> %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n, %kk] -> %Qs : memref<4096x4096xi8>, memref<128x32xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (128, 32) {
+        %q = tile.load %Qs[%i, %j] : memref<128x32xi8, #gpu.address_space<workgroup>>
+        %a = tile.load %acc[%i, %c0] : !tile.fragment<128x128xf32>
+        %f = arith.sitofp %q : i8 to f16
+        %t = arith.truncf %a : f32 to f16
+        %w = arith.mulf %f, %t : f16
+        tile.store %w, %Ws[%i, %j] : memref<128x32xf16, #gpu.address_space<workgroup>>
+      }
+      tile.gemm %As, %Ws, %acc transpose_b : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<128x128xf32>, memref<4096x4096xf32>
+  }
+  return
+}

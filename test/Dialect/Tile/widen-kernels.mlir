@@ -166,3 +166,80 @@ func.func @thread_indexed(%Y: memref<128xf32>) {
   return
 }
 }
+
+// -----
+
+// One warpgroup dequantizing int8 weights into the gemm's B in its loop
+// (W8A16 at 128 x 128): on sm_90a a second warpgroup shares the conversion;
+// on sm_80 (no wgmma) the kernel keeps its threads.
+// CHECK-LABEL: func.func @dequant
+// CHECK: tile.kernel grid({{.*}}) in (32, 32) threads(256)
+// CHECK: tile.kernel grid({{.*}}) in (32, 32) threads(128)
+// OFF-LABEL: func.func @dequant
+// OFF: threads(128)
+// CAP-LABEL: func.func @dequant
+// CAP: threads(128)
+module attributes {tile.target = #tile.target<"sm_90a">} {
+func.func @dequant(%A: memref<4096x4096xf16>, %B: memref<4096x4096xi8>, %S: memref<4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%bx, %by) in (32, 32) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Qs = tile.alloc_shared : memref<128x32xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    %m = arith.muli %by, %c128 : index
+    %n = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c128 step %c1 stages(2) {
+      %kk = arith.muli %k, %c32 : index
+      tile.copy %A[%m, %kk] -> %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n, %kk] -> %Qs : memref<4096x4096xi8>, memref<128x32xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (128, 32) {
+        %q = tile.load %Qs[%i, %j] : memref<128x32xi8, #gpu.address_space<workgroup>>
+        %row = arith.addi %n, %i : index
+        %s = tile.load %S[%row] : memref<4096xf16>
+        %f = arith.sitofp %q : i8 to f16
+        %w = arith.mulf %f, %s : f16
+        tile.store %w, %Ws[%i, %j] : memref<128x32xf16, #gpu.address_space<workgroup>>
+      }
+      tile.gemm %As, %Ws, %acc transpose_b : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<128x128xf32>, memref<4096x4096xf16>
+  }
+  return
+}
+}
+module attributes {tile.target = #tile.target<"sm_80">} {
+func.func @dequant_sm80(%A: memref<4096x4096xf16>, %B: memref<4096x4096xi8>, %S: memref<4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%bx, %by) in (32, 32) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %Qs = tile.alloc_shared : memref<128x32xi8, #gpu.address_space<workgroup>>
+    %Ws = tile.alloc_shared : memref<128x32xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    %m = arith.muli %by, %c128 : index
+    %n = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c128 step %c1 stages(2) {
+      %kk = arith.muli %k, %c32 : index
+      tile.copy %A[%m, %kk] -> %As : memref<4096x4096xf16>, memref<128x32xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%n, %kk] -> %Qs : memref<4096x4096xi8>, memref<128x32xi8, #gpu.address_space<workgroup>>
+      tile.parallel (%i, %j) in (128, 32) {
+        %q = tile.load %Qs[%i, %j] : memref<128x32xi8, #gpu.address_space<workgroup>>
+        %row = arith.addi %n, %i : index
+        %s = tile.load %S[%row] : memref<4096xf16>
+        %f = arith.sitofp %q : i8 to f16
+        %w = arith.mulf %f, %s : f16
+        tile.store %w, %Ws[%i, %j] : memref<128x32xf16, #gpu.address_space<workgroup>>
+      }
+      tile.gemm %As, %Ws, %acc transpose_b : memref<128x32xf16, #gpu.address_space<workgroup>>, memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<128x128xf32>, memref<4096x4096xf16>
+  }
+  return
+}
+}

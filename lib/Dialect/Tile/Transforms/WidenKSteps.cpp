@@ -67,6 +67,16 @@ static std::optional<int64_t> getCoefficient(Value value, Value iv,
       return *c * *rhs;
     return std::nullopt;
   }
+  // (a * iv + c) / e is a / e * iv + c / e when e divides a.
+  if (isa<arith::FloorDivSIOp, arith::DivUIOp>(def)) {
+    std::optional<int64_t> lhs = operand(0);
+    std::optional<int64_t> e = getConstantIntValue(def->getOperand(1));
+    if (lhs && *lhs == 0 && operand(1) == 0)
+      return 0;
+    if (!lhs || !e || *e <= 0 || *lhs % *e != 0)
+      return std::nullopt;
+    return *lhs / *e;
+  }
   for (unsigned i = 0, e = def->getNumOperands(); i < e; ++i)
     if (operand(i) != 0)
       return std::nullopt;
@@ -74,54 +84,195 @@ static std::optional<int64_t> getCoefficient(Value value, Value iv,
 }
 
 namespace {
-/// A gemm operand the loop fills: its buffer, the copy into it and the
-/// buffer's K dim.
-struct KOperand {
+/// A shared buffer the merged loop widens along `dim`, `width` wide there
+/// as written.
+struct KBuffer {
   AllocSharedOp alloc;
-  CopyOp copy;
   unsigned dim;
+  int64_t width;
 };
 
-/// How a loop's iterations merge.
+/// How a loop's iterations merge: the buffers that widen along K, and the
+/// dim of the tile.parallel (one that dequantizes a tile) that widens with
+/// them.
 struct KStepPlan {
-  SmallVector<KOperand, 2> operands;
+  SmallVector<KBuffer> buffers;
+  ParallelOp parallel;
+  unsigned parallelDim = 0;
   int64_t lower, step, trips, factor;
+
+  const KBuffer *find(Value buffer) const {
+    for (const KBuffer &b : buffers)
+      if (AllocSharedOp(b.alloc).getResult() == buffer)
+        return &b;
+    return nullptr;
+  }
+};
+
+/// How the values of a tile.parallel's body differ between the iterations
+/// a merged loop runs at once. With `j` the parallel's induction variable
+/// along K (extent `width`) and `k` the loop's (by `step`), a value's shift
+/// is the constant `d` with v(k, j + width) == v(k + step, j) + d for all
+/// k and j: 0 for what the merged body computes as the written one did
+/// (`k * width + j`, its floor quotients, the loaded elements), the
+/// extent of a buffer's K dim for an index into it (`j`, `j / 2` into
+/// packed bytes), none for what neither holds.
+class ShiftAnalysis {
+public:
+  ShiftAnalysis(PipelinedOp loop, ParallelOp parallel, Value j, int64_t width,
+                int64_t step)
+      : loop(loop), parallel(parallel), j(j), width(width), step(step) {}
+
+  std::optional<int64_t> shift(Value v) {
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
+    std::optional<int64_t> result = compute(v);
+    memo[v] = result;
+    return result;
+  }
+
+private:
+  std::optional<int64_t> compute(Value v) {
+    if (v == j)
+      return width;
+    // Computed before the parallel: from k alone, a * k + c shifts by
+    // -a * step.
+    if (!parallel.getBody().isAncestor(v.getParentRegion())) {
+      std::optional<int64_t> a =
+          getCoefficient(v, loop.getInductionVar(), loop);
+      if (!a)
+        return std::nullopt;
+      return -*a * step;
+    }
+    Operation *def = v.getDefiningOp();
+    // The parallel's other induction variables, constants, and elements
+    // (their indices are checked where they are loaded).
+    if (!def || isa<LoadOp>(def) || matchPattern(v, m_Constant()))
+      return 0;
+    if (!isPure(def) || def->getNumRegions() != 0)
+      return std::nullopt;
+    SmallVector<int64_t> shifts;
+    for (Value operand : def->getOperands()) {
+      std::optional<int64_t> d = shift(operand);
+      if (!d)
+        return std::nullopt;
+      shifts.push_back(*d);
+    }
+    auto constant = [&](unsigned i) {
+      return getConstantIntValue(def->getOperand(i));
+    };
+    if (isa<arith::AddIOp>(def))
+      return shifts[0] + shifts[1];
+    if (isa<arith::SubIOp>(def))
+      return shifts[0] - shifts[1];
+    if (isa<arith::MulIOp>(def)) {
+      if (std::optional<int64_t> c = constant(1))
+        return *c * shifts[0];
+      if (std::optional<int64_t> c = constant(0))
+        return *c * shifts[1];
+    }
+    if (isa<arith::FloorDivSIOp, arith::DivUIOp, arith::RemSIOp,
+            arith::RemUIOp>(def)) {
+      std::optional<int64_t> e = constant(1);
+      if (!e || *e <= 0 || shifts[0] % *e != 0)
+        return std::nullopt;
+      return isa<arith::FloorDivSIOp, arith::DivUIOp>(def) ? shifts[0] / *e : 0;
+    }
+    // Anything else of values that do not shift does not.
+    if (llvm::all_of(shifts, [](int64_t d) { return d == 0; }))
+      return 0;
+    return std::nullopt;
+  }
+
+  PipelinedOp loop;
+  ParallelOp parallel;
+  Value j;
+  int64_t width, step;
+  DenseMap<Value, std::optional<int64_t>> memo;
 };
 } // namespace
 
-/// The operand of `gemm` whose K dim is `dim`, when it is a shared buffer of
-/// its own filled by one copy in `loop` whose tile origin along K advances by
-/// the buffer's extent each iteration.
-static FailureOr<KOperand> matchOperand(PipelinedOp loop, GemmOp gemm,
-                                        Value buffer, unsigned dim,
-                                        int64_t step) {
-  auto alloc = buffer.getDefiningOp<AllocSharedOp>();
-  if (!alloc || alloc.getLayoutAttr() || alloc.getType().getRank() != 2 ||
-      !alloc.getType().hasStaticShape())
+/// The buffer `copy` fills, widened along the one dim its origin moves with
+/// `loop`'s induction variable, by its tile's extent each iteration.
+static FailureOr<KBuffer> matchCopy(PipelinedOp loop, CopyOp copy,
+                                    int64_t step) {
+  auto alloc = copy.getDest().getDefiningOp<AllocSharedOp>();
+  if (!alloc || copy.getGlobal() != copy.getSource())
     return failure();
-  CopyOp fill;
-  for (Operation *user : alloc->getUsers()) {
-    auto copy = dyn_cast<CopyOp>(user);
-    if (user == gemm.getOperation() && gemm.getA() != gemm.getB())
-      continue;
-    if (!copy || fill || copy.getDest() != buffer ||
-        copy->getParentOp() != loop || copy.getGlobal() != copy.getSource())
-      return failure();
-    fill = copy;
-  }
-  if (!fill)
-    return failure();
-  Value iv = loop.getInductionVar();
-  int64_t width = alloc.getType().getDimSize(dim);
-  for (auto [d, offset] : llvm::enumerate(fill.getMixedOffsets())) {
+  std::optional<unsigned> dim;
+  for (auto [d, offset] : llvm::enumerate(copy.getMixedOffsets())) {
     std::optional<int64_t> coefficient = 0;
     if (auto value = dyn_cast<Value>(offset))
-      coefficient = getCoefficient(value, iv, loop);
-    if (coefficient != (d == dim ? width / step : 0) ||
-        (d == dim && width % step != 0))
+      coefficient = getCoefficient(value, loop.getInductionVar(), loop);
+    if (!coefficient)
       return failure();
+    if (*coefficient == 0)
+      continue;
+    if (dim || *coefficient * step != alloc.getType().getDimSize(d))
+      return failure();
+    dim = d;
   }
-  return KOperand{alloc, fill, dim};
+  if (!dim)
+    return failure();
+  return KBuffer{alloc, *dim, alloc.getType().getDimSize(*dim)};
+}
+
+/// Whether the accesses of `plan.parallel`'s body, with `j` its induction
+/// variable along `plan.parallelDim`, do in the merged loop what the
+/// iterations did: indices into a widened buffer shift by its extent along
+/// K and not along the other dims, indices into global memory (which the
+/// loop does not write) and stored values not at all; no other memory.
+static bool accessesMerge(PipelinedOp loop, const KStepPlan &plan) {
+  ParallelOp parallel = plan.parallel;
+  ShiftAnalysis shifts(loop, parallel,
+                       parallel.getInductionVars()[plan.parallelDim],
+                       parallel.getShape()[plan.parallelDim], plan.step);
+  auto indicesShift = [&](Value buffer, ValueRange indices) {
+    const KBuffer *widened = plan.find(buffer);
+    auto type = dyn_cast<MemRefType>(buffer.getType());
+    if (!widened && (!type || type.getMemorySpace()))
+      return false;
+    for (auto [d, index] : llvm::enumerate(indices))
+      if (shifts.shift(index) !=
+          (widened && d == widened->dim ? widened->width : 0))
+        return false;
+    return true;
+  };
+  WalkResult result = parallel.getBody().walk([&](Operation *op) {
+    bool ok;
+    if (auto load = dyn_cast<LoadOp>(op))
+      ok = indicesShift(load.getBuffer(), load.getIndices());
+    else if (auto store = dyn_cast<StoreOp>(op))
+      ok = plan.find(store.getBuffer()) &&
+           indicesShift(store.getBuffer(), store.getIndices()) &&
+           shifts.shift(store.getValue()) == 0;
+    else
+      ok = isPure(op) && op->getNumRegions() == 0;
+    return ok ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Whether every use of `plan`'s buffers is its fill (one copy, or the
+/// parallel's stores for a buffer no copy fills), the gemm, or a load in
+/// the parallel.
+static bool usedOnlyInLoop(const KStepPlan &plan, GemmOp gemm) {
+  for (KBuffer buffer : plan.buffers) {
+    unsigned copies = 0, stores = 0;
+    for (Operation *user : buffer.alloc->getUsers()) {
+      if (isa<CopyOp>(user))
+        ++copies;
+      else if (isa<StoreOp>(user) && user->getParentOp() == plan.parallel)
+        ++stores;
+      else if (!(isa<LoadOp>(user) && plan.parallel &&
+                 user->getParentOp() == plan.parallel) &&
+               user != gemm.getOperation())
+        return false;
+    }
+    if (copies + (stores ? 1 : 0) != 1)
+      return false;
+  }
+  return true;
 }
 
 /// The plan for `loop`, if its iterations can merge into steps of `bytes`
@@ -134,38 +285,74 @@ static FailureOr<KStepPlan> matchLoop(PipelinedOp loop, int64_t bytes) {
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!lower || !upper || !step || *step <= 0 || *upper <= *lower)
     return failure();
+  KStepPlan plan;
+  plan.lower = *lower;
+  plan.step = *step;
+  plan.trips = llvm::divideCeil(*upper - *lower, *step);
   GemmOp gemm;
-  unsigned copies = 0;
+  SmallVector<CopyOp> copies;
   for (Operation &op : loop.getBody().front()) {
     if (auto g = dyn_cast<GemmOp>(op)) {
       if (gemm || g.getClearAccum())
         return failure();
       gemm = g;
-    } else if (isa<CopyOp>(op)) {
-      ++copies;
+    } else if (auto parallel = dyn_cast<ParallelOp>(op)) {
+      if (plan.parallel || parallel.getLayoutAttr() || gemm)
+        return failure();
+      plan.parallel = parallel;
+    } else if (auto copy = dyn_cast<CopyOp>(op)) {
+      copies.push_back(copy);
     } else if (!isPure(&op) || op.getNumRegions() != 0) {
       return failure();
     }
   }
-  if (!gemm || copies != 2)
+  if (!gemm || gemm.getA() == gemm.getB())
     return failure();
-  KStepPlan plan;
-  plan.lower = *lower;
-  plan.step = *step;
-  plan.trips = llvm::divideCeil(*upper - *lower, *step);
-  FailureOr<KOperand> a = matchOperand(loop, gemm, gemm.getA(),
-                                       gemm.getTransposeA() ? 0 : 1, *step);
-  FailureOr<KOperand> b = matchOperand(loop, gemm, gemm.getB(),
-                                       gemm.getTransposeB() ? 1 : 0, *step);
-  if (failed(a) || failed(b))
+  // The copies' buffers, then the gemm's operands: filled by a copy along
+  // their K dim, or else by the parallel.
+  for (CopyOp copy : copies) {
+    FailureOr<KBuffer> buffer = matchCopy(loop, copy, *step);
+    if (failed(buffer) || plan.find(buffer->alloc))
+      return failure();
+    plan.buffers.push_back(*buffer);
+  }
+  for (auto [operand, dim] :
+       {std::pair(gemm.getA(), gemm.getTransposeA() ? 0u : 1u),
+        std::pair(gemm.getB(), gemm.getTransposeB() ? 1u : 0u)}) {
+    auto alloc = operand.getDefiningOp<AllocSharedOp>();
+    if (!alloc)
+      return failure();
+    if (const KBuffer *filled = plan.find(operand)) {
+      if (filled->dim != dim)
+        return failure();
+      continue;
+    }
+    if (!plan.parallel)
+      return failure();
+    plan.buffers.push_back({alloc, dim, alloc.getType().getDimSize(dim)});
+    // The parallel computes this operand over its tile: its K dim is the
+    // parallel's.
+    if (ArrayRef<int64_t>(plan.parallel.getShape()) !=
+        alloc.getType().getShape())
+      return failure();
+    plan.parallelDim = dim;
+  }
+  for (KBuffer buffer : plan.buffers) {
+    MemRefType type = buffer.alloc.getType();
+    if (buffer.alloc.getLayoutAttr() || !type.hasStaticShape())
+      return failure();
+  }
+  if (!usedOnlyInLoop(plan, gemm) ||
+      (plan.parallel && !accessesMerge(loop, plan)))
     return failure();
-  plan.operands = {*a, *b};
-  // The widest operand's step sets the factor; it must divide `bytes`.
+  // The gemm's step sets the factor; it must divide `bytes`.
   int64_t widest = 0;
-  for (KOperand &operand : plan.operands) {
-    MemRefType type = operand.alloc.getType();
-    widest = std::max(widest, type.getDimSize(operand.dim) *
-                                  type.getElementTypeBitWidth() / 8);
+  for (auto [operand, dim] :
+       {std::pair(gemm.getA(), gemm.getTransposeA() ? 0 : 1),
+        std::pair(gemm.getB(), gemm.getTransposeB() ? 1 : 0)}) {
+    auto type = cast<MemRefType>(operand.getType());
+    widest = std::max(widest,
+                      type.getDimSize(dim) * type.getElementTypeBitWidth() / 8);
   }
   if (widest == 0 || bytes % widest != 0)
     return failure();
@@ -197,9 +384,7 @@ static int64_t getSharedBytes(KernelOp kernel, const KStepPlan &plan,
       return;
     int64_t bytes = llvm::divideCeil(
         type.getNumElements() * type.getElementTypeBitWidth(), 8);
-    bool widened = llvm::any_of(plan.operands, [&](const KOperand &operand) {
-      return operand.alloc == alloc;
-    });
+    bool widened = plan.find(alloc) != nullptr;
     total += widened ? bytes * plan.factor * stages : bytes * getStages(alloc);
   });
   return total;
@@ -209,14 +394,19 @@ static int64_t getSharedBytes(KernelOp kernel, const KStepPlan &plan,
 static void widen(RewriterBase &rewriter, PipelinedOp loop,
                   const KStepPlan &plan, int64_t stages) {
   Location loc = loop.getLoc();
-  for (KOperand operand : plan.operands) {
-    MemRefType type = operand.alloc.getType();
+  for (KBuffer buffer : plan.buffers) {
+    MemRefType type = buffer.alloc.getType();
     SmallVector<int64_t> shape(type.getShape());
-    shape[operand.dim] *= plan.factor;
-    rewriter.modifyOpInPlace(operand.alloc, [&] {
-      operand.alloc.getResult().setType(
+    shape[buffer.dim] *= plan.factor;
+    rewriter.modifyOpInPlace(buffer.alloc, [&] {
+      buffer.alloc.getResult().setType(
           MemRefType::Builder(type).setShape(shape));
     });
+  }
+  if (ParallelOp parallel = plan.parallel) {
+    SmallVector<int64_t> shape(parallel.getShape());
+    shape[plan.parallelDim] *= plan.factor;
+    rewriter.modifyOpInPlace(parallel, [&] { parallel.setShape(shape); });
   }
   // The merged loop counts from 0 by 1; its body sees the first of the
   // iterations it runs.

@@ -36,7 +36,8 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
 }
 
 def TileWidenKernels : Pass<"tile-widen-kernels"> {
-  let summary = "give a kernel whose fragments would spill more threads";
+  let summary = "give a kernel whose fragments would spill, or whose "
+                "loop converts gemm operands, more threads";
   let description = [{
     A tile kernel names no thread: `threads(N)` says how many threads share
     its tiles, and the compiler divides every op's work over them. Where
@@ -52,6 +53,14 @@ def TileWidenKernels : Pass<"tile-widen-kernels"> {
     (`tile.thread_id`), and kernels whose layouts conflict at the wider
     count (layout inference is tried on a copy), keep theirs, as does every
     kernel on the CPU target. Run before tile-infer-layouts.
+
+    On targets with wgmma, a kernel of one warpgroup (128 threads) whose
+    pipelined loop computes an operand of a gemm of at least 128 rows in a
+    tile.parallel each iteration (weights dequantized between the copies
+    and the gemm) gets a second one: the conversion, run by the loop's
+    consumer threads between gemms, bounds such a loop, and two warpgroups
+    share it (on an H200, int8 and int4 dequantizing GEMMs as TileLang
+    users write them ran 15% faster; docs/performance.md).
   }];
   let options = [
     Option<"maxThreads", "max-threads", "int64_t", /*default=*/"256",
@@ -111,12 +120,25 @@ def TileWidenKSteps : Pass<"tile-widen-k-steps"> {
     f16 steps at 128 bytes; at most 4). A loop is merged when it is a
     `tile.pipelined` loop with 2 or more stages and no schedule written by
     hand, static bounds whose trip count `f` divides, and a body of one
-    `tile.gemm` (not `clear_accum`), the copies from global memory that fill
-    its shared operands (one each, their tile origin along K `W * k + c`
-    for a step `W` as wide as the tile and `c` the same in every iteration,
-    along the other dims independent of `k`) and pure index arithmetic; its
-    operands' buffers are `tile.alloc_shared` without a layout, used only
-    there. The results are the same sums, in another order.
+    `tile.gemm` (not `clear_accum`), copies from global memory into shared
+    buffers (one each; along one dim the tile origin is `W * k + c` for a
+    `W` as wide as the tile per step of `k` and a `c` the same in every
+    iteration, along the others independent of `k`), pure index arithmetic,
+    and at most one `tile.parallel` before the gemm that computes a gemm
+    operand the copies do not fill (weights dequantized in shared memory).
+    The buffers are `tile.alloc_shared` without a layout, used only there.
+
+    Such a parallel widens with the loop along the operand's K dim, and is
+    merged only where its body, run over `f` tiles, computes what the `f`
+    iterations did: with `j` its induction variable along K and a tile `W`
+    wide, every index and value it computes must shift between iteration
+    `k`'s element `j + W` and iteration `k + 1`'s element `j` by a constant
+    that the merged buffers absorb: by nothing for values, stored elements
+    and indices into global memory (`k * W + j`, `(k * W + j) / group`,
+    `j % 2` for an even `W`), and by the buffer's K extent for its K index
+    (`j`, `j / 2` into bytes of two 4-bit weights). Its other memory
+    accesses must be to global memory, which the loop does not write.
+    The results are the same sums, in another order.
 
     On a kernel with a `#tile.target`, only targets with `wgmma` are
     changed (where the gain is measured), and only while the kernel's shared
