@@ -144,6 +144,7 @@ void mlir::tile::buildTileToNVVMPipeline(
   target.features = options.features;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addNestedPass<gpu::GPUModuleOp>(tile::createRaisePtxVersion());
   pm.addPass(createLowerAffinePass());
   pm.addNestedPass<gpu::GPUModuleOp>(tile::createConvertInt8ToFloatByBits());
   addFloat8Expansion(pm);

@@ -127,6 +127,22 @@ def ExpandFloat8 : Pass<"tile-expand-float8"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def RaisePtxVersion
+    : Pass<"tile-raise-ptx-version", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "raise a kernel module's PTX ISA version to what its "
+                "instructions need";
+  let description = [{
+    Runs after gpu-nvvm-attach-target. The GPU lowering marks inline PTX
+    that a newer PTX ISA than the default (+ptx80) introduced with
+    `tile.ptx_version = NN` (`red.global.add.v2/v4.f32`, PTX 8.1); this
+    pass gives a module with such ops an NVVM target whose features ask
+    for at least the largest such version (`+ptxNN`, replacing a smaller
+    one), and drops the marks. Modules without them keep their features,
+    so kernels that need nothing newer assemble with older toolkits.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 def ExternDynamicSharedMemory
     : Pass<"tile-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
   let summary = "give the dynamic shared-memory symbol external linkage";

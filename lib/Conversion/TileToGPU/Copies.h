@@ -82,6 +82,11 @@ Value readVector(const KernelContext &k, OpBuilder &b, Location loc,
 /// Writes the vector `v` at `index` of a shared or global side.
 void writeVector(const KernelContext &k, OpBuilder &b, Location loc,
                  const Side &side, ValueRange index, Value v);
+/// Adds the vector `v` atomically at `index` of a global side: in one
+/// instruction of the target's where the whole vector is in bounds, else
+/// element by element.
+void atomicAddVector(const KernelContext &k, OpBuilder &b, Location loc,
+                     const Side &side, ValueRange index, Value v);
 /// Runs `vectorBody` when `aligned` holds (always when null), else
 /// `scalarBody`.
 void withAlignment(OpBuilder &b, Location loc, Value aligned,

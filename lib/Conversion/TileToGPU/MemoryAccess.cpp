@@ -239,6 +239,36 @@ void mlir::tile::gpu_lowering::writeVector(const KernelContext &k, OpBuilder &b,
       });
 }
 
+void mlir::tile::gpu_lowering::atomicAddVector(const KernelContext &k,
+                                               OpBuilder &b, Location loc,
+                                               const Side &side,
+                                               ValueRange index, Value v) {
+  int64_t width = cast<VectorType>(v.getType()).getNumElements();
+  SmallVector<Value> at = globalIndex(b, loc, side, index);
+  Value whole = wholeVectorInBounds(k, b, loc, side.value, at, width);
+  scf::IfOp::create(
+      b, loc, whole,
+      [&](OpBuilder &then, Location l) {
+        k.codegen.buildAtomicAddVector(then, l, side.value, at, v);
+        scf::YieldOp::create(then, l);
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        for (int64_t i = 0; i < width; ++i) {
+          SmallVector<Value> element(at);
+          element.back() = arith::AddIOp::create(otherwise, l, element.back(),
+                                                 k.constant(otherwise, l, i));
+          Value x = vector::ExtractOp::create(otherwise, l, v, i);
+          buildGuardedWrite(otherwise, l, side.value, element, /*guard=*/true,
+                            [&](OpBuilder &w, Location wl) {
+                              memref::AtomicRMWOp::create(
+                                  w, wl, arith::AtomicRMWKind::addf, x,
+                                  side.value, element);
+                            });
+        }
+        scf::YieldOp::create(otherwise, l);
+      });
+}
+
 void mlir::tile::gpu_lowering::withAlignment(
     OpBuilder &b, Location loc, Value aligned,
     function_ref<void(OpBuilder &)> vectorBody,

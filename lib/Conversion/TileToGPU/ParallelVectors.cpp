@@ -22,6 +22,7 @@
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -90,6 +91,25 @@ findRun(const KernelContext &k, OpBuilder &b, Location loc,
     if (allowsVectors(side, chunk))
       return ParallelVectors::Run{chunk, form};
   return std::nullopt;
+}
+
+/// Whether `atomic` adds to global memory without using the old value, in
+/// elements the target adds as vectors.
+static bool isAtomicAddOfVectors(const KernelContext &k,
+                                 memref::AtomicRMWOp atomic) {
+  auto type = cast<MemRefType>(atomic.getMemref().getType());
+  return atomic.getKind() == arith::AtomicRMWKind::addf &&
+         atomic.getResult().use_empty() && !type.getMemorySpace() &&
+         k.codegen.getAtomicAddVectorWidth(k.target, type.getElementType()) > 1;
+}
+
+/// The buffer a run access (load, store or atomic add) reads or writes.
+static Value getAccessedBuffer(Operation *access) {
+  if (auto load = dyn_cast<LoadOp>(access))
+    return load.getBuffer();
+  if (auto store = dyn_cast<StoreOp>(access))
+    return store.getBuffer();
+  return cast<memref::AtomicRMWOp>(access).getMemref();
 }
 
 /// An integer constant, or std::nullopt.
@@ -205,6 +225,15 @@ std::optional<ParallelVectors> mlir::tile::gpu_lowering::planParallelVectors(
         buffer = store.getBuffer();
         indices = store.getIndices();
         isStore = true;
+      } else if (auto atomic = dyn_cast<memref::AtomicRMWOp>(nested)) {
+        // Adds into global memory whose old value is unused move in
+        // vectors where the target adds vectors; a loop of other atomics
+        // runs as written.
+        if (!isAtomicAddOfVectors(k, atomic))
+          return false;
+        buffer = atomic.getMemref();
+        indices = atomic.getIndices();
+        isStore = true;
       } else if (nested.getNumRegions() != 0 || !isMemoryEffectFree(&nested)) {
         return false;
       } else if (varies && !classifyIndex(nested, body, plan)) {
@@ -232,6 +261,10 @@ std::optional<ParallelVectors> mlir::tile::gpu_lowering::planParallelVectors(
         continue;
       if (std::optional<ParallelVectors::Run> run =
               findRun(k, b, op.getLoc(), plan, buffer, indices, *form)) {
+        if (auto atomic = dyn_cast<memref::AtomicRMWOp>(nested))
+          run->chunk =
+              std::min(run->chunk, k.codegen.getAtomicAddVectorWidth(
+                                       k.target, atomic.getValue().getType()));
         plan.runs[&nested] = *run;
         plan.alignedOffsets.push_back(
             {run->index.offset, run->chunk * run->index.divisor});
@@ -274,8 +307,7 @@ Value mlir::tile::gpu_lowering::buildParallelAlignment(
     auto it = plan.runs.find(nested);
     if (it == plan.runs.end())
       return;
-    Value buffer = isa<LoadOp>(nested) ? cast<LoadOp>(nested).getBuffer()
-                                       : cast<StoreOp>(nested).getBuffer();
+    Value buffer = getAccessedBuffer(nested);
     if (!k.getShared(buffer))
       conjoin(areRowsAligned(b, loc, buffer, it->second.chunk));
   });
@@ -317,6 +349,8 @@ private:
   Side memorySide(Value buffer);
   LogicalResult buildLoad(LoadOp load);
   LogicalResult buildStore(StoreOp store);
+  /// An atomic add of a run in vectors, else lane by lane.
+  void buildAtomic(memref::AtomicRMWOp atomic);
   void buildCompute(Operation &op);
   /// The fragment slot lane `lane` of the run reads or writes in `access`.
   FailureOr<int64_t> fragmentSlot(Operation *access,
@@ -537,6 +571,29 @@ LogicalResult RunBuilder::buildStore(StoreOp store) {
   return success();
 }
 
+void RunBuilder::buildAtomic(memref::AtomicRMWOp atomic) {
+  auto it = plan.runs.find(atomic.getOperation());
+  if (it == plan.runs.end()) {
+    buildCompute(*atomic);
+    return;
+  }
+  const ParallelVectors::Run &run = it->second;
+  Side side = memorySide(atomic.getMemref());
+  SmallVector<Value> index = runIndex(atomic.getIndices());
+  Value value = vector(atomic.getValue());
+  for (int64_t at = 0; at < plan.width; at += run.chunk) {
+    SmallVector<Value> to(index);
+    to.back() =
+        arith::AddIOp::create(b, loc, to.back(), k.constant(b, loc, at));
+    Value chunk = value;
+    if (run.chunk != plan.width)
+      chunk = vector::ShuffleOp::create(
+          b, loc, value, value,
+          llvm::to_vector(llvm::seq<int64_t>(at, at + run.chunk)));
+    atomicAddVector(k, b, loc, side, to, chunk);
+  }
+}
+
 void RunBuilder::buildCompute(Operation &op) {
   if (op.getNumResults() == 1 && plan.uniform.contains(op.getResult(0))) {
     scalars.map(op.getResult(0), laneZero(op.getResult(0)));
@@ -607,6 +664,8 @@ LogicalResult RunBuilder::buildBlock(Block &block) {
       status = buildLoad(load);
     else if (auto store = dyn_cast<StoreOp>(op))
       status = buildStore(store);
+    else if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op))
+      buildAtomic(atomic);
     else
       buildCompute(op);
     if (failed(status))

@@ -65,6 +65,18 @@ public:
   /// The LLVM synchronization scope of the whole device (every thread of a
   /// launch), tile.fence's scope.
   virtual StringRef getDeviceSyncScope() const = 0;
+
+  /// The most elements of type `element` one atomic add to global memory
+  /// takes as a vector on `target`; 1 where it takes one at a time.
+  virtual int64_t getAtomicAddVectorWidth(const TargetInfo &target,
+                                          Type element) const = 0;
+
+  /// Adds the vector `v` (at most getAtomicAddVectorWidth's width)
+  /// atomically, relaxed at device scope, to the consecutive elements of
+  /// the global memref `memref` from `index`: all in bounds, the first
+  /// aligned to the vector's size.
+  virtual void buildAtomicAddVector(OpBuilder &b, Location loc, Value memref,
+                                    ValueRange index, Value v) const = 0;
 };
 
 /// The implementations (Targets/NVVMCodegen.cpp, Targets/ROCDLCodegen.cpp).

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::tile::gpu_lowering;
@@ -63,6 +65,46 @@ public:
 
   /// NVPTX's name for PTX's .gpu scope.
   StringRef getDeviceSyncScope() const override { return "device"; }
+
+  /// `red.global.add.v2/v4.f32`: sm_90 and PTX 8.1.
+  int64_t getAtomicAddVectorWidth(const tile::TargetInfo &target,
+                                  Type element) const override {
+    return target.version >= 90 && element.isF32() ? 4 : 1;
+  }
+
+  void buildAtomicAddVector(OpBuilder &b, Location loc, Value memref,
+                            ValueRange index, Value v) const override {
+    auto type = cast<VectorType>(v.getType());
+    int64_t width = type.getNumElements();
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value element = metadata.getOffset();
+    for (auto [i, stride] : llvm::zip(index, metadata.getStrides()))
+      element = arith::AddIOp::create(b, loc, element,
+                                      arith::MulIOp::create(b, loc, i, stride));
+    Value bytes = arith::MulIOp::create(
+        b, loc, element, arith::ConstantIndexOp::create(b, loc, 4));
+    Value address = arith::AddIOp::create(
+        b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref),
+        bytes);
+    SmallVector<Value> operands = {
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)};
+    std::string lanes, constraints = "l";
+    for (int64_t l = 0; l < width; ++l) {
+      operands.push_back(vector::ExtractOp::create(b, loc, v, l));
+      lanes += (l ? ", $" : "$") + std::to_string(l + 1);
+      constraints += ",f";
+    }
+    std::string text = "red.global.add.v" + std::to_string(width) +
+                       ".f32 [$0], {" + lanes + "};";
+    auto red = LLVM::InlineAsmOp::create(
+        b, loc, TypeRange(), operands, text, constraints + ",~{memory}",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+    // PTX ISA 8.1 (tile-raise-ptx-version).
+    red->setAttr("tile.ptx_version", b.getI64IntegerAttr(81));
+  }
 };
 } // namespace
 

@@ -69,6 +69,16 @@ public:
   }
 
   StringRef getDeviceSyncScope() const override { return "agent"; }
+
+  int64_t getAtomicAddVectorWidth(const tile::TargetInfo &,
+                                  Type) const override {
+    return 1;
+  }
+
+  void buildAtomicAddVector(OpBuilder &, Location, Value, ValueRange,
+                            Value) const override {
+    llvm_unreachable("AMD GPUs add one element at a time");
+  }
 };
 } // namespace
 
