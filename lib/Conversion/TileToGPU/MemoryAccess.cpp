@@ -206,21 +206,20 @@ Value mlir::tile::gpu_lowering::readVector(const KernelContext &k, OpBuilder &b,
   return ifOp.getResult(0);
 }
 
-void mlir::tile::gpu_lowering::writeVector(const KernelContext &k, OpBuilder &b,
-                                           Location loc, const Side &side,
-                                           ValueRange index, Value v) {
+/// Writes the vector `v` at `index` of a global side with `write`, called
+/// once with the vector where it is inside the memref, else with each
+/// element in bounds (a scalar and its index).
+static void writeGlobalVector(
+    const KernelContext &k, OpBuilder &b, Location loc, const Side &side,
+    ValueRange index, Value v,
+    function_ref<void(OpBuilder &, Location, Value, ValueRange)> write) {
   int64_t width = cast<VectorType>(v.getType()).getNumElements();
-  if (side.kind == Side::Shared) {
-    vectorStore(b, loc, v, side.sharedBuffer->memory,
-                k.sharedOffset(b, loc, *side.sharedBuffer, index));
-    return;
-  }
   SmallVector<Value> at = globalIndex(b, loc, side, index);
   Value whole = wholeVectorInBounds(k, b, loc, side.value, at, width);
   scf::IfOp::create(
       b, loc, whole,
       [&](OpBuilder &then, Location l) {
-        vectorStore(then, l, v, side.value, at);
+        write(then, l, v, at);
         scf::YieldOp::create(then, l);
       },
       [&](OpBuilder &otherwise, Location l) {
@@ -229,44 +228,44 @@ void mlir::tile::gpu_lowering::writeVector(const KernelContext &k, OpBuilder &b,
           element.back() = arith::AddIOp::create(otherwise, l, element.back(),
                                                  k.constant(otherwise, l, i));
           Value x = vector::ExtractOp::create(otherwise, l, v, i);
-          buildGuardedWrite(otherwise, l, side.value, element, /*guard=*/true,
-                            [&](OpBuilder &w, Location wl) {
-                              memref::StoreOp::create(w, wl, x, side.value,
-                                                      element);
-                            });
+          buildGuardedWrite(
+              otherwise, l, side.value, element, /*guard=*/true,
+              [&](OpBuilder &w, Location wl) { write(w, wl, x, element); });
         }
         scf::YieldOp::create(otherwise, l);
       });
+}
+
+void mlir::tile::gpu_lowering::writeVector(const KernelContext &k, OpBuilder &b,
+                                           Location loc, const Side &side,
+                                           ValueRange index, Value v) {
+  if (side.kind == Side::Shared) {
+    vectorStore(b, loc, v, side.sharedBuffer->memory,
+                k.sharedOffset(b, loc, *side.sharedBuffer, index));
+    return;
+  }
+  writeGlobalVector(k, b, loc, side, index, v,
+                    [&](OpBuilder &w, Location l, Value x, ValueRange at) {
+                      if (isa<VectorType>(x.getType()))
+                        vectorStore(w, l, x, side.value, at);
+                      else
+                        memref::StoreOp::create(w, l, x, side.value, at);
+                    });
 }
 
 void mlir::tile::gpu_lowering::atomicAddVector(const KernelContext &k,
                                                OpBuilder &b, Location loc,
                                                const Side &side,
                                                ValueRange index, Value v) {
-  int64_t width = cast<VectorType>(v.getType()).getNumElements();
-  SmallVector<Value> at = globalIndex(b, loc, side, index);
-  Value whole = wholeVectorInBounds(k, b, loc, side.value, at, width);
-  scf::IfOp::create(
-      b, loc, whole,
-      [&](OpBuilder &then, Location l) {
-        k.codegen.buildAtomicAddVector(then, l, side.value, at, v);
-        scf::YieldOp::create(then, l);
-      },
-      [&](OpBuilder &otherwise, Location l) {
-        for (int64_t i = 0; i < width; ++i) {
-          SmallVector<Value> element(at);
-          element.back() = arith::AddIOp::create(otherwise, l, element.back(),
-                                                 k.constant(otherwise, l, i));
-          Value x = vector::ExtractOp::create(otherwise, l, v, i);
-          buildGuardedWrite(otherwise, l, side.value, element, /*guard=*/true,
-                            [&](OpBuilder &w, Location wl) {
-                              memref::AtomicRMWOp::create(
-                                  w, wl, arith::AtomicRMWKind::addf, x,
-                                  side.value, element);
-                            });
-        }
-        scf::YieldOp::create(otherwise, l);
-      });
+  writeGlobalVector(k, b, loc, side, index, v,
+                    [&](OpBuilder &w, Location l, Value x, ValueRange at) {
+                      if (isa<VectorType>(x.getType()))
+                        k.codegen.buildAtomicAddVector(w, l, side.value, at, x);
+                      else
+                        memref::AtomicRMWOp::create(w, l,
+                                                    arith::AtomicRMWKind::addf,
+                                                    x, side.value, at);
+                    });
 }
 
 void mlir::tile::gpu_lowering::withAlignment(

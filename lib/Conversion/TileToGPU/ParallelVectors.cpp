@@ -351,6 +351,10 @@ private:
   LogicalResult buildStore(StoreOp store);
   /// An atomic add of a run in vectors, else lane by lane.
   void buildAtomic(memref::AtomicRMWOp atomic);
+  /// Calls `write` with each chunk of a run access's value (`value` at
+  /// `indices`) and the indices of its first element.
+  void forEachChunk(const ParallelVectors::Run &run, ValueRange indices,
+                    Value value, function_ref<void(ValueRange, Value)> write);
   void buildCompute(Operation &op);
   /// The fragment slot lane `lane` of the run reads or writes in `access`.
   FailureOr<int64_t> fragmentSlot(Operation *access,
@@ -529,21 +533,11 @@ LogicalResult RunBuilder::buildLoad(LoadOp load) {
 LogicalResult RunBuilder::buildStore(StoreOp store) {
   Value buffer = store.getBuffer();
   if (auto it = plan.runs.find(store.getOperation()); it != plan.runs.end()) {
-    const ParallelVectors::Run &run = it->second;
     Side side = memorySide(buffer);
-    SmallVector<Value> index = runIndex(store.getIndices());
-    Value value = vector(store.getValue());
-    for (int64_t at = 0; at < plan.width; at += run.chunk) {
-      SmallVector<Value> to(index);
-      to.back() =
-          arith::AddIOp::create(b, loc, to.back(), k.constant(b, loc, at));
-      Value chunk = value;
-      if (run.chunk != plan.width)
-        chunk = vector::ShuffleOp::create(
-            b, loc, value, value,
-            llvm::to_vector(llvm::seq<int64_t>(at, at + run.chunk)));
-      writeVector(k, b, loc, side, to, chunk);
-    }
+    forEachChunk(it->second, store.getIndices(), store.getValue(),
+                 [&](ValueRange to, Value chunk) {
+                   writeVector(k, b, loc, side, to, chunk);
+                 });
     return success();
   }
   const FragmentStorage *fragment = k.getFragment(buffer);
@@ -577,20 +571,28 @@ void RunBuilder::buildAtomic(memref::AtomicRMWOp atomic) {
     buildCompute(*atomic);
     return;
   }
-  const ParallelVectors::Run &run = it->second;
   Side side = memorySide(atomic.getMemref());
-  SmallVector<Value> index = runIndex(atomic.getIndices());
-  Value value = vector(atomic.getValue());
+  forEachChunk(it->second, atomic.getIndices(), atomic.getValue(),
+               [&](ValueRange to, Value chunk) {
+                 atomicAddVector(k, b, loc, side, to, chunk);
+               });
+}
+
+void RunBuilder::forEachChunk(const ParallelVectors::Run &run,
+                              ValueRange indices, Value value,
+                              function_ref<void(ValueRange, Value)> write) {
+  SmallVector<Value> index = runIndex(indices);
+  Value whole = vector(value);
   for (int64_t at = 0; at < plan.width; at += run.chunk) {
     SmallVector<Value> to(index);
     to.back() =
         arith::AddIOp::create(b, loc, to.back(), k.constant(b, loc, at));
-    Value chunk = value;
+    Value chunk = whole;
     if (run.chunk != plan.width)
       chunk = vector::ShuffleOp::create(
-          b, loc, value, value,
+          b, loc, whole, whole,
           llvm::to_vector(llvm::seq<int64_t>(at, at + run.chunk)));
-    atomicAddVector(k, b, loc, side, to, chunk);
+    write(to, chunk);
   }
 }
 
