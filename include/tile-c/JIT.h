@@ -130,17 +130,20 @@ typedef struct TileJitCompileOptions {
    * as TMA stores; cluster pairs sharing tiles by TMA multicast; pipelines
    * written with fewer than 4 stages deepened where that costs no
    * occupancy, and narrow K steps of GEMM loops merged (sm_90a); GEMM-shaped
-   * kernels' blocks launched in panels that share tiles in L2. */
+   * kernels' blocks launched in panels that share tiles in L2; neighbouring
+   * blocks of GEMM kernels merged into 256-wide tiles (sm_90a). */
   bool warpSpecialize;
   bool tmaStore;
   bool tmaMulticast;
   bool deepenPipelines;
   bool rasterBlocks;
+  bool mergeBlocks;
 } TileJitCompileOptions;
 
 /* optLevel 3, the default cache directory ($TILE_CACHE_DIR, else
  * ~/.cache/tile; the string lives for the process), warpSpecialize,
- * tmaStore, deepenPipelines and rasterBlocks on, tmaMulticast off. */
+ * tmaStore, deepenPipelines, rasterBlocks and mergeBlocks on, tmaMulticast
+ * off. */
 MLIR_CAPI_EXPORTED TileJitCompileOptions tileJitCompileOptionsGetDefault(void);
 
 /* A compiler for `device`'s target and chip; it memoizes what it compiles. */

@@ -157,7 +157,8 @@ TileJitCompileOptions tileJitCompileOptionsGetDefault(void) {
           defaults.codegen.tmaStore,
           defaults.codegen.tmaMulticast,
           defaults.codegen.deepenPipelines,
-          defaults.codegen.rasterBlocks};
+          defaults.codegen.rasterBlocks,
+          defaults.codegen.mergeBlocks};
 }
 
 TileJitCompiler tileJitCompilerCreate(TileJitDevice device,
@@ -175,6 +176,7 @@ TileJitCompiler tileJitCompilerCreate(TileJitDevice device,
   compileOptions.codegen.tmaMulticast = options.tmaMulticast;
   compileOptions.codegen.deepenPipelines = options.deepenPipelines;
   compileOptions.codegen.rasterBlocks = options.rasterBlocks;
+  compileOptions.codegen.mergeBlocks = options.mergeBlocks;
   // A device that cannot run code only compiles into the cache.
   compileOptions.initialize = d.canRun();
   return {new jit::Compiler(std::move(compileOptions), d.getRuntimeSymbols())};

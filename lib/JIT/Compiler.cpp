@@ -269,7 +269,8 @@ std::string Compiler::getKey(ModuleOp module) {
        << " tma-store=" << options.codegen.tmaStore
        << " tma-multicast=" << options.codegen.tmaMulticast
        << " deepen-pipelines=" << options.codegen.deepenPipelines
-       << " raster-blocks=" << options.codegen.rasterBlocks;
+       << " raster-blocks=" << options.codegen.rasterBlocks
+       << " merge-blocks=" << options.codegen.mergeBlocks;
   return sha256Hex(text);
 }
 

@@ -41,6 +41,7 @@ LogicalResult mlir::tile::jit::buildPipeline(OpPassManager &pm,
     nvvm.tmaMulticast = options.codegen.tmaMulticast;
     nvvm.deepenPipelines = options.codegen.deepenPipelines;
     nvvm.rasterBlocks = options.codegen.rasterBlocks;
+    nvvm.mergeBlocks = options.codegen.mergeBlocks;
     buildTileToNVVMPipeline(pm, nvvm);
     return success();
   }

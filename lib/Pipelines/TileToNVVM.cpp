@@ -99,6 +99,8 @@ void mlir::tile::buildTileKernelsToGPU(OpPassManager &pm, StringRef chip,
   pm.addPass(createTileAttachTarget(tileTarget));
   pm.addPass(createTileSpecializeKernels());
   pm.addPass(createTileInsertBarriers());
+  if (codegen.mergeBlocks && vendor == "nvidia")
+    pm.addPass(createTileMergeBlocks());
   pm.addPass(createTileWidenKernels());
   // Measured on NVIDIA only (docs/performance.md).
   if (codegen.rasterBlocks && vendor == "nvidia")

@@ -201,13 +201,14 @@ struct CompileResult {
 /// GpuCodegenOptions from Python's keyword arguments.
 GpuCodegenOptions makeCodegenOptions(bool warpSpecialize, bool tmaStore,
                                      bool tmaMulticast, bool deepenPipelines,
-                                     bool rasterBlocks) {
+                                     bool rasterBlocks, bool mergeBlocks) {
   GpuCodegenOptions codegen;
   codegen.warpSpecialize = warpSpecialize;
   codegen.tmaStore = tmaStore;
   codegen.tmaMulticast = tmaMulticast;
   codegen.deepenPipelines = deepenPipelines;
   codegen.rasterBlocks = rasterBlocks;
+  codegen.mergeBlocks = mergeBlocks;
   return codegen;
 }
 
@@ -619,16 +620,17 @@ NB_MODULE(_tile, m) {
           [](Compiler *self, const std::string &target, std::string chip,
              unsigned optLevel, std::string cacheDir, bool warpSpecialize,
              bool tmaStore, bool tmaMulticast, bool deepenPipelines,
-             bool rasterBlocks) {
+             bool rasterBlocks, bool mergeBlocks) {
             new (self) Compiler(
                 target, std::move(chip), optLevel, std::move(cacheDir),
                 makeCodegenOptions(warpSpecialize, tmaStore, tmaMulticast,
-                                   deepenPipelines, rasterBlocks));
+                                   deepenPipelines, rasterBlocks,
+                                   mergeBlocks));
           },
           "target"_a, "chip"_a = "", "opt_level"_a = 3, "cache_dir"_a = "",
           "warp_specialize"_a = true, "tma_store"_a = true,
           "tma_multicast"_a = false, "deepen_pipelines"_a = true,
-          "raster_blocks"_a = true)
+          "raster_blocks"_a = true, "merge_blocks"_a = true)
       .def(
           "compile",
           [](Compiler &self, const std::string &ir, const std::string &entry) {
@@ -650,6 +652,7 @@ NB_MODULE(_tile, m) {
         options["tma_multicast"] = codegen.tmaMulticast;
         options["deepen_pipelines"] = codegen.deepenPipelines;
         options["raster_blocks"] = codegen.rasterBlocks;
+        options["merge_blocks"] = codegen.mergeBlocks;
         return options;
       });
 
@@ -673,15 +676,17 @@ NB_MODULE(_tile, m) {
       "device_source",
       [](const std::string &ir, const std::string &target,
          const std::string &chip, bool warpSpecialize, bool tmaStore,
-         bool tmaMulticast, bool deepenPipelines, bool rasterBlocks) {
+         bool tmaMulticast, bool deepenPipelines, bool rasterBlocks,
+         bool mergeBlocks) {
         return deviceSource(ir, target, chip,
                             makeCodegenOptions(warpSpecialize, tmaStore,
                                                tmaMulticast, deepenPipelines,
-                                               rasterBlocks));
+                                               rasterBlocks, mergeBlocks));
       },
       "ir"_a, "target"_a, "chip"_a, "warp_specialize"_a = true,
       "tma_store"_a = true, "tma_multicast"_a = false,
       "deepen_pipelines"_a = true, "raster_blocks"_a = true,
+      "merge_blocks"_a = true,
       "The device code (PTX, AMDGPU assembly) of `ir`, with the diagnostics");
   m.def("synchronize", &synchronize, "target"_a, "device"_a = 0);
   m.def(

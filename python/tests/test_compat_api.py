@@ -313,11 +313,12 @@ def test_feature_keys_restrict_the_gpu_target():
 
 def test_codegen_keys_set_the_lowerings_policies():
     """tl.disable_warp_specialized and tile's own keys (warp_specialize,
-    tma_store, tma_multicast, deepen_pipelines, raster_blocks) become the compiler's codegen
+    tma_store, tma_multicast, deepen_pipelines, raster_blocks, merge_blocks) become the
+    compiler's codegen
     options, which are part of the compiler's identity and of the cache key."""
     K = tile.PassConfigKey
     defaults = {"warp_specialize": True, "tma_store": True, "tma_multicast": False,
-                "deepen_pipelines": True, "raster_blocks": True}
+                "deepen_pipelines": True, "raster_blocks": True, "merge_blocks": True}
     assert env.codegen_options({}) == defaults
     assert env.codegen_options({K.TL_DISABLE_WARP_SPECIALIZED: True}) == \
         {**defaults, "warp_specialize": False}
@@ -328,6 +329,8 @@ def test_codegen_keys_set_the_lowerings_policies():
         {**defaults, "deepen_pipelines": False}
     assert env.codegen_options({"raster_blocks": False}) == \
         {**defaults, "raster_blocks": False}
+    assert env.codegen_options({"merge_blocks": False}) == \
+        {**defaults, "merge_blocks": False}
     a = env.get_compiler("cpu", "", 3)
     b = env.get_compiler("cpu", "", 3, {"warp_specialize": False})
     assert a is not b and a is env.get_compiler("cpu", "", 3, defaults)

@@ -170,7 +170,7 @@ FEATURE_CONFIGS = {
 # The GPU lowering's policies (convert-tile-to-gpu's options, the compiler's
 # `codegen`), with their defaults; each is also a key of tile's own.
 CODEGEN_DEFAULTS = {"warp_specialize": True, "tma_store": True, "tma_multicast": False,
-                    "deepen_pipelines": True, "raster_blocks": True}
+                    "deepen_pipelines": True, "raster_blocks": True, "merge_blocks": True}
 
 # TileLang's keys that set a policy: key -> (the policy, the value of the key
 # that turns the policy off).
@@ -218,9 +218,8 @@ def dropped_features(pass_configs=None):
 
 def codegen_options(pass_configs=None):
     """The GPU lowering's policies pass_configs choose (a dict of
-    warp_specialize, tma_store, tma_multicast, deepen_pipelines, raster_blocks): tile's own
-    keys of those
-    names, TileLang's tl.disable_warp_specialized."""
+    warp_specialize, tma_store, tma_multicast, deepen_pipelines, raster_blocks,
+    merge_blocks): tile's own keys of those names, TileLang's tl.disable_warp_specialized."""
     configs = normalize_pass_configs(pass_configs)
     options = dict(CODEGEN_DEFAULTS)
     for key, (policy, off) in CODEGEN_CONFIGS.items():

@@ -359,11 +359,12 @@ static void testJit(MlirContext ctx, const char *addPath,
   printf(", target %d\n", (int)tileJitDeviceGetTarget(device));
 
   TileJitCompileOptions options = tileJitCompileOptionsGetDefault();
-  // CHECK: defaults: O3, warp-specialize 1, tma-store 1, tma-multicast 0, deepen-pipelines 1, raster-blocks 1
+  // CHECK: defaults: O3, warp-specialize 1, tma-store 1, tma-multicast 0, deepen-pipelines 1, raster-blocks 1, merge-blocks 1
   printf("defaults: O%u, warp-specialize %d, tma-store %d, tma-multicast %d, "
-         "deepen-pipelines %d, raster-blocks %d\n",
+         "deepen-pipelines %d, raster-blocks %d, merge-blocks %d\n",
          options.optLevel, options.warpSpecialize, options.tmaStore,
-         options.tmaMulticast, options.deepenPipelines, options.rasterBlocks);
+         options.tmaMulticast, options.deepenPipelines, options.rasterBlocks,
+         options.mergeBlocks);
   options.optLevel = 2;
   options.cacheDir = mlirStringRefCreateFromCString(cacheDir);
   TileJitCompiler compiler = tileJitCompilerCreate(device, options);

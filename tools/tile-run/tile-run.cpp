@@ -91,6 +91,11 @@ cl::opt<bool> rasterBlocks(
     cl::desc("GEMM-shaped kernels launch their blocks in panels that share "
              "tiles in L2 (default true)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> mergeBlocks(
+    "merge-blocks",
+    cl::desc("Neighbouring blocks of GEMM kernels merge into blocks of "
+             "256-wide tiles (default true)"),
+    cl::init(true), cl::cat(category));
 cl::list<std::string>
     argSpecs("arg",
              cl::desc("One per parameter: TYPE[:SHAPE]=INIT with INIT one of "
@@ -297,6 +302,7 @@ int main(int argc, char **argv) {
   options.codegen.tmaMulticast = tmaMulticast;
   options.codegen.deepenPipelines = deepenPipelines;
   options.codegen.rasterBlocks = rasterBlocks;
+  options.codegen.mergeBlocks = mergeBlocks;
 
   // Parse.
   auto start = std::chrono::steady_clock::now();

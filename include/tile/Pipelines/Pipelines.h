@@ -57,6 +57,11 @@ struct TileToNVVMPipelineOptions
       llvm::cl::desc("GEMM-shaped kernels launch their blocks in panels "
                      "that share tiles in L2 (GpuCodegenOptions)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> mergeBlocks{
+      *this, "merge-blocks",
+      llvm::cl::desc("Neighbouring blocks of GEMM kernels merge into blocks "
+                     "of 256-wide tiles (GpuCodegenOptions)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features, e.g. +ptx80"),
       llvm::cl::init("+ptx80")};
@@ -82,6 +87,7 @@ struct TileToNVVMPipelineOptions
     codegen.tmaMulticast = tmaMulticast;
     codegen.deepenPipelines = deepenPipelines;
     codegen.rasterBlocks = rasterBlocks;
+    codegen.mergeBlocks = mergeBlocks;
     return codegen;
   }
 };

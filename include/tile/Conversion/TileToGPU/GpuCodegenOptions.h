@@ -45,12 +45,18 @@ struct GpuCodegenOptions {
   /// wave's blocks share their tiles in L2 (NVIDIA). Off: the launch order
   /// as written.
   bool rasterBlocks = true;
+  /// GEMM kernels whose gemm is 128 (or 64) wide along N merge 2 (or 4)
+  /// neighbouring blocks into one of a 256-wide tile where the grid keeps
+  /// two waves of blocks (tile-merge-blocks; wgmma targets). Off: the tile
+  /// shape as written.
+  bool mergeBlocks = true;
 
   bool operator==(const GpuCodegenOptions &other) const {
     return warpSpecialize == other.warpSpecialize &&
            tmaStore == other.tmaStore && tmaMulticast == other.tmaMulticast &&
            deepenPipelines == other.deepenPipelines &&
-           rasterBlocks == other.rasterBlocks;
+           rasterBlocks == other.rasterBlocks &&
+           mergeBlocks == other.mergeBlocks;
   }
 };
 

@@ -13,12 +13,12 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Dialect/Tile/Transforms/IndexShifts.h"
 #include "tile/Dialect/Tile/Transforms/Transforms.h"
 #include "tile/Target/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -35,53 +35,6 @@ static constexpr int64_t kMaxFactor = 4;
 /// Shared memory a kernel keeps beside its buffers: mbarriers, reduction
 /// and layout-conversion scratch.
 static constexpr int64_t kSharedReserve = 8 * 1024;
-
-/// `a` when `value` is `a * iv + c` in `loop`'s body, for a constant `a` and
-/// a `c` that pure ops compute from values the same in every iteration.
-static std::optional<int64_t> getCoefficient(Value value, Value iv,
-                                             PipelinedOp loop) {
-  if (value == iv)
-    return 1;
-  if (!loop.getBody().isAncestor(value.getParentRegion()) ||
-      matchPattern(value, m_Constant()))
-    return 0;
-  Operation *def = value.getDefiningOp();
-  if (!def || !isPure(def) || def->getNumRegions() != 0)
-    return std::nullopt;
-  auto operand = [&](unsigned i) {
-    return getCoefficient(def->getOperand(i), iv, loop);
-  };
-  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def)) {
-    std::optional<int64_t> lhs = operand(0), rhs = operand(1);
-    if (!lhs || !rhs)
-      return std::nullopt;
-    if (isa<arith::AddIOp>(def))
-      return *lhs + *rhs;
-    if (isa<arith::SubIOp>(def))
-      return *lhs - *rhs;
-    if (*lhs == 0 && *rhs == 0)
-      return 0;
-    if (std::optional<int64_t> c = getConstantIntValue(def->getOperand(1)))
-      return *c * *lhs;
-    if (std::optional<int64_t> c = getConstantIntValue(def->getOperand(0)))
-      return *c * *rhs;
-    return std::nullopt;
-  }
-  // (a * iv + c) / e is a / e * iv + c / e when e divides a.
-  if (isa<arith::FloorDivSIOp, arith::DivUIOp>(def)) {
-    std::optional<int64_t> lhs = operand(0);
-    std::optional<int64_t> e = getConstantIntValue(def->getOperand(1));
-    if (lhs && *lhs == 0 && operand(1) == 0)
-      return 0;
-    if (!lhs || !e || *e <= 0 || *lhs % *e != 0)
-      return std::nullopt;
-    return *lhs / *e;
-  }
-  for (unsigned i = 0, e = def->getNumOperands(); i < e; ++i)
-    if (operand(i) != 0)
-      return std::nullopt;
-  return 0;
-}
 
 namespace {
 /// A shared buffer the merged loop widens along `dim`, `width` wide there
@@ -109,87 +62,6 @@ struct KStepPlan {
   }
 };
 
-/// How the values of a tile.parallel's body differ between the iterations
-/// a merged loop runs at once. With `j` the parallel's induction variable
-/// along K (extent `width`) and `k` the loop's (by `step`), a value's shift
-/// is the constant `d` with v(k, j + width) == v(k + step, j) + d for all
-/// k and j: 0 for what the merged body computes as the written one did
-/// (`k * width + j`, its floor quotients, the loaded elements), the
-/// extent of a buffer's K dim for an index into it (`j`, `j / 2` into
-/// packed bytes), none for what neither holds.
-class ShiftAnalysis {
-public:
-  ShiftAnalysis(PipelinedOp loop, ParallelOp parallel, Value j, int64_t width,
-                int64_t step)
-      : loop(loop), parallel(parallel), j(j), width(width), step(step) {}
-
-  std::optional<int64_t> shift(Value v) {
-    if (auto it = memo.find(v); it != memo.end())
-      return it->second;
-    std::optional<int64_t> result = compute(v);
-    memo[v] = result;
-    return result;
-  }
-
-private:
-  std::optional<int64_t> compute(Value v) {
-    if (v == j)
-      return width;
-    // Computed before the parallel: from k alone, a * k + c shifts by
-    // -a * step.
-    if (!parallel.getBody().isAncestor(v.getParentRegion())) {
-      std::optional<int64_t> a =
-          getCoefficient(v, loop.getInductionVar(), loop);
-      if (!a)
-        return std::nullopt;
-      return -*a * step;
-    }
-    Operation *def = v.getDefiningOp();
-    // The parallel's other induction variables, constants, and elements
-    // (their indices are checked where they are loaded).
-    if (!def || isa<LoadOp>(def) || matchPattern(v, m_Constant()))
-      return 0;
-    if (!isPure(def) || def->getNumRegions() != 0)
-      return std::nullopt;
-    SmallVector<int64_t> shifts;
-    for (Value operand : def->getOperands()) {
-      std::optional<int64_t> d = shift(operand);
-      if (!d)
-        return std::nullopt;
-      shifts.push_back(*d);
-    }
-    auto constant = [&](unsigned i) {
-      return getConstantIntValue(def->getOperand(i));
-    };
-    if (isa<arith::AddIOp>(def))
-      return shifts[0] + shifts[1];
-    if (isa<arith::SubIOp>(def))
-      return shifts[0] - shifts[1];
-    if (isa<arith::MulIOp>(def)) {
-      if (std::optional<int64_t> c = constant(1))
-        return *c * shifts[0];
-      if (std::optional<int64_t> c = constant(0))
-        return *c * shifts[1];
-    }
-    if (isa<arith::FloorDivSIOp, arith::DivUIOp, arith::RemSIOp,
-            arith::RemUIOp>(def)) {
-      std::optional<int64_t> e = constant(1);
-      if (!e || *e <= 0 || shifts[0] % *e != 0)
-        return std::nullopt;
-      return isa<arith::FloorDivSIOp, arith::DivUIOp>(def) ? shifts[0] / *e : 0;
-    }
-    // Anything else of values that do not shift does not.
-    if (llvm::all_of(shifts, [](int64_t d) { return d == 0; }))
-      return 0;
-    return std::nullopt;
-  }
-
-  PipelinedOp loop;
-  ParallelOp parallel;
-  Value j;
-  int64_t width, step;
-  DenseMap<Value, std::optional<int64_t>> memo;
-};
 } // namespace
 
 /// The buffer `copy` fills, widened along the one dim its origin moves with
@@ -199,16 +71,24 @@ static FailureOr<KBuffer> matchCopy(PipelinedOp loop, CopyOp copy,
   auto alloc = copy.getDest().getDefiningOp<AllocSharedOp>();
   if (!alloc || copy.getGlobal() != copy.getSource())
     return failure();
+  // Offsets computed from global memory read what they read in every
+  // iteration: the loop writes only shared memory.
+  IndexShifts shifts(loop.getBody(), {{loop.getInductionVar(), -step}},
+                     [](Value buffer, unsigned) -> std::optional<int64_t> {
+                       if (cast<MemRefType>(buffer.getType()).getMemorySpace())
+                         return std::nullopt;
+                       return 0;
+                     });
   std::optional<unsigned> dim;
   for (auto [d, offset] : llvm::enumerate(copy.getMixedOffsets())) {
-    std::optional<int64_t> coefficient = 0;
+    std::optional<int64_t> shift = 0;
     if (auto value = dyn_cast<Value>(offset))
-      coefficient = getCoefficient(value, loop.getInductionVar(), loop);
-    if (!coefficient)
+      shift = shifts.get(value);
+    if (!shift)
       return failure();
-    if (*coefficient == 0)
+    if (*shift == 0)
       continue;
-    if (dim || *coefficient * step != alloc.getType().getDimSize(d))
+    if (dim || *shift != -alloc.getType().getDimSize(d))
       return failure();
     dim = d;
   }
@@ -224,28 +104,29 @@ static FailureOr<KBuffer> matchCopy(PipelinedOp loop, CopyOp copy,
 /// loop does not write) and stored values not at all; no other memory.
 static bool accessesMerge(PipelinedOp loop, const KStepPlan &plan) {
   ParallelOp parallel = plan.parallel;
-  ShiftAnalysis shifts(loop, parallel,
-                       parallel.getInductionVars()[plan.parallelDim],
-                       parallel.getShape()[plan.parallelDim], plan.step);
-  auto indicesShift = [&](Value buffer, ValueRange indices) {
-    const KBuffer *widened = plan.find(buffer);
+  auto accessShift = [&](Value buffer,
+                         unsigned dim) -> std::optional<int64_t> {
+    if (const KBuffer *widened = plan.find(buffer))
+      return dim == widened->dim ? widened->width : 0;
     auto type = dyn_cast<MemRefType>(buffer.getType());
-    if (!widened && (!type || type.getMemorySpace()))
-      return false;
-    for (auto [d, index] : llvm::enumerate(indices))
-      if (shifts.shift(index) !=
-          (widened && d == widened->dim ? widened->width : 0))
-        return false;
-    return true;
+    if (!type || type.getMemorySpace())
+      return std::nullopt;
+    return 0;
   };
+  IndexShifts shifts(
+      loop.getBody(),
+      {{loop.getInductionVar(), -plan.step},
+       {parallel.getInductionVars()[plan.parallelDim],
+        parallel.getShape()[plan.parallelDim]}},
+      accessShift);
   WalkResult result = parallel.getBody().walk([&](Operation *op) {
     bool ok;
     if (auto load = dyn_cast<LoadOp>(op))
-      ok = indicesShift(load.getBuffer(), load.getIndices());
+      ok = shifts.get(load.getResult()).has_value();
     else if (auto store = dyn_cast<StoreOp>(op))
       ok = plan.find(store.getBuffer()) &&
-           indicesShift(store.getBuffer(), store.getIndices()) &&
-           shifts.shift(store.getValue()) == 0;
+           shifts.indicesMatch(store.getBuffer(), store.getIndices()) &&
+           shifts.get(store.getValue()) == 0;
     else
       ok = isPure(op) && op->getNumRegions() == 0;
     return ok ? WalkResult::advance() : WalkResult::interrupt();

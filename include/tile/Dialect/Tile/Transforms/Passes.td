@@ -35,6 +35,52 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileMergeBlocks : Pass<"tile-merge-blocks"> {
+  let summary = "merge neighbouring blocks of a GEMM kernel's grid into one "
+                "block with a wider tile";
+  let description = [{
+    TileLang's usual GEMM tile is 128 x 128 (or 64 wide); on wgmma targets
+    a block that multiplies a 128 x 256 tile reads each A tile once for
+    twice the columns, and its warpgroups issue m64n256 instructions, the
+    shape cuBLAS and the bench's templates use (on an H200 an int8
+    dequantizing GEMM as TileLang users write it ran at 0.92x its torch
+    counterpart with 128 x 128 tiles, 1.09x with 128 x 256;
+    docs/performance.md).
+
+    This pass merges `f` neighbouring blocks along the grid dim whose block
+    index moves the gemm's N into one block: the grid is `f` times shorter
+    there, the body sees the first merged block's index (`f * b`), and
+    every buffer and tile.parallel that differs between the blocks becomes
+    `f` times as wide along the dim that moves with the block index, so the
+    gemm multiplies an `f` times wider B tile into an `f` times wider
+    accumulator. `f` makes the gemm's N 256 (2 from 128, 4 from 64).
+
+    A kernel is merged where that computes what the blocks did: a static
+    grid that `f` divides, no raster or persistent schedule and no thread
+    index or layouts written by the user; one tile.gemm, on shared or
+    fragment operands whose B (and then C) widens along N while A stays
+    the same in every merged block; a body of tile.alloc_shared and
+    tile.fragment buffers (no layout, not reducers), tile.fill, tile.copy
+    (global offsets that move with the block index by the tile's extent
+    along one dim, or not at all), tile.atomic_add, tile.pipelined loops
+    whose bounds the blocks share, tile.parallel loops whose indices and
+    values shift as the widening needs (see IndexShifts.h: `Bias[bx * 128 +
+    j]` over a widened `j` reads what each block read), and pure arithmetic.
+    Anything else keeps the kernel as written.
+
+    It pays only where the merged grid still fills the GPU: at least
+    `min-blocks` merged blocks (default two waves of an H100's 132
+    multiprocessors), within the target's shared memory less 8 KiB (the
+    loops' stages reduced, not below 2) and on targets with wgmma. Run
+    before tile-widen-kernels, which gives the wider accumulator the
+    threads it needs.
+  }];
+  let options = [
+    Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"264",
+           "The fewest blocks a merged grid may have">,
+  ];
+}
+
 def TileWidenKernels : Pass<"tile-widen-kernels"> {
   let summary = "give a kernel whose fragments would spill, or whose "
                 "loop converts gemm operands, more threads";

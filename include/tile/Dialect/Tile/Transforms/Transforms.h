@@ -33,6 +33,14 @@ LogicalResult inferLayouts(KernelOp kernel, const TargetInfo &target,
 /// threads.
 LogicalResult insertBarriers(KernelOp kernel);
 
+/// Merges neighbouring blocks of `kernel`'s grid into blocks with a tile
+/// wide enough for the widest wgmma (see the tile-merge-blocks pass), where
+/// at least `minBlocks` remain and, with a `target`, the fragments and
+/// shared buffers fit it (its gemm loop's stages reduced, not below 2).
+/// Returns whether it changed the kernel.
+bool mergeBlocks(RewriterBase &rewriter, KernelOp kernel, int64_t minBlocks,
+                 const TargetInfo *target);
+
 /// Merges consecutive iterations of the pipelined GEMM loop `loop` so that
 /// its K steps reach `bytes` (see the tile-widen-k-steps pass), keeping its
 /// kernel's shared buffers within `sharedBytes` when given (with fewer

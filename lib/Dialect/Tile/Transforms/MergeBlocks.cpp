@@ -1,0 +1,462 @@
+//===- MergeBlocks.cpp - tile-merge-blocks --------------------------------===//
+//
+// Part of the tile project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Merges neighbouring blocks of a GEMM kernel's grid into one block whose
+// tile is as many times wider along N (the pass's description in Passes.td
+// says when and why).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+
+#include "tile/Dialect/Tile/IR/TileOps.h"
+#include "tile/Dialect/Tile/Transforms/IndexShifts.h"
+#include "tile/Dialect/Tile/Transforms/Transforms.h"
+#include "tile/Target/Target.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEMERGEBLOCKS
+#include "tile/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+/// The gemm N a merge aims at: wgmma's widest instruction.
+static constexpr int64_t kTargetN = 256;
+/// Shared memory a kernel keeps beside its buffers: mbarriers, reduction
+/// and layout-conversion scratch.
+static constexpr int64_t kSharedReserve = 8 * 1024;
+
+namespace {
+/// How a kernel's blocks merge along one grid dim. Each buffer the body
+/// writes is either the same in every merged block (no dim) or widened
+/// along one dim; each tile.parallel runs as written or widened along one
+/// of its dims.
+struct BlockMergePlan {
+  unsigned gridDim = 0;
+  llvm::MapVector<Value, std::optional<unsigned>> buffers;
+  SmallVector<std::pair<ParallelOp, unsigned>> parallels;
+  GemmOp gemm;
+};
+
+/// Walks a kernel's body in order and classifies what it writes (see
+/// BlockMergePlan); fails on anything the merged body would not compute as
+/// the blocks did.
+class BlockMergeAnalysis {
+public:
+  BlockMergeAnalysis(KernelOp kernel, unsigned gridDim)
+      : kernel(kernel), blockId(kernel.getBlockIds()[gridDim]) {
+    plan.gridDim = gridDim;
+  }
+
+  FailureOr<BlockMergePlan> run() {
+    if (failed(visit(kernel.getBody().front())) || !plan.gemm)
+      return failure();
+    return std::move(plan);
+  }
+
+private:
+  /// A buffer of the kernel's own that may widen.
+  static bool isLocalBuffer(Value buffer) {
+    Operation *def = buffer.getDefiningOp();
+    if (auto alloc = dyn_cast_if_present<AllocSharedOp>(def))
+      return !alloc.getLayoutAttr();
+    if (auto fragment = dyn_cast_if_present<FragmentOp>(def))
+      return !fragment.getLayoutAttr() && !fragment.getReducerAttr();
+    return false;
+  }
+
+  static int64_t getExtent(Value buffer, unsigned dim) {
+    return cast<ShapedType>(buffer.getType()).getDimSize(dim);
+  }
+
+  /// The class `buffer` has so far: none where it is not written yet (or
+  /// not one of the kernel's).
+  std::optional<std::optional<unsigned>> lookup(Value buffer) {
+    auto it = plan.buffers.find(buffer);
+    if (it == plan.buffers.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  /// Records that a write makes `buffer` of class `dim`; fails where it was
+  /// of another.
+  LogicalResult classify(Value buffer, std::optional<unsigned> dim) {
+    if (!isLocalBuffer(buffer))
+      return failure();
+    auto [it, inserted] = plan.buffers.insert({buffer, dim});
+    return success(inserted || it->second == dim);
+  }
+
+  /// The shift an index into `buffer` along `dim` needs: a widened
+  /// buffer's extent along its dim, 0 elsewhere and into global memory the
+  /// blocks share.
+  std::optional<int64_t> accessShift(Value buffer, unsigned dim,
+                                     IndexShifts &shifts) {
+    if (std::optional<std::optional<unsigned>> cls = lookup(buffer)) {
+      if (*cls && **cls == dim)
+        return getExtent(buffer, dim);
+      return 0;
+    }
+    auto type = dyn_cast<MemRefType>(buffer.getType());
+    if (type && !type.getMemorySpace() && shifts.get(buffer) == 0)
+      return 0;
+    return std::nullopt;
+  }
+
+  /// Shifts with the block index (and `extra`) seeded.
+  std::unique_ptr<IndexShifts>
+  makeShifts(std::optional<std::pair<Value, int64_t>> extra = std::nullopt) {
+    SmallVector<std::pair<Value, int64_t>> seeds = {{blockId, -1}};
+    if (extra)
+      seeds.push_back(*extra);
+    // Only the analysis in use (`current`) is ever asked.
+    return std::make_unique<IndexShifts>(
+        kernel.getBody(), seeds, [this](Value buffer, unsigned dim) {
+          return accessShift(buffer, dim, *current);
+        });
+  }
+
+  /// The dim along which a tile at `offsets` moves with the block index by
+  /// its extent (none where it does not move); fails where it moves
+  /// otherwise.
+  FailureOr<std::optional<unsigned>>
+  getMovingDim(Value tile, ArrayRef<OpFoldResult> offsets) {
+    std::optional<unsigned> moving;
+    for (auto [dim, offset] : llvm::enumerate(offsets)) {
+      std::optional<int64_t> shift = 0;
+      if (auto value = dyn_cast<Value>(offset))
+        shift = current->get(value);
+      if (!shift)
+        return failure();
+      if (*shift == 0)
+        continue;
+      if (moving || *shift != -getExtent(tile, dim))
+        return failure();
+      moving = dim;
+    }
+    return moving;
+  }
+
+  LogicalResult visit(Block &block) {
+    for (Operation &op : block)
+      if (failed(visit(&op)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult visit(Operation *op) {
+    if (isa<AllocSharedOp, FragmentOp>(op))
+      return success();
+    if (auto fill = dyn_cast<FillOp>(op))
+      return success(isLocalBuffer(fill.getDest()) &&
+                     current->get(fill.getValue()) == 0);
+    if (auto copy = dyn_cast<CopyOp>(op))
+      return visitCopy(copy);
+    if (auto add = dyn_cast<AtomicAddOp>(op)) {
+      // Every block adds its own tile: the source must widen with it.
+      std::optional<std::optional<unsigned>> cls = lookup(add.getSource());
+      FailureOr<std::optional<unsigned>> moving =
+          getMovingDim(add.getSource(), add.getMixedOffsets());
+      return success(cls && *cls && succeeded(moving) && *moving == *cls &&
+                     current->get(add.getDest()) == 0);
+    }
+    if (auto gemm = dyn_cast<GemmOp>(op))
+      return visitGemm(gemm);
+    if (auto parallel = dyn_cast<ParallelOp>(op))
+      return visitParallel(parallel);
+    if (auto loop = dyn_cast<PipelinedOp>(op)) {
+      for (Value bound : {loop.getLower(), loop.getUpper(), loop.getStep()})
+        if (current->get(bound) != 0)
+          return failure();
+      return visit(loop.getBody().front());
+    }
+    return success(op->hasTrait<OpTrait::IsTerminator>() ||
+                   (isPure(op) && op->getNumRegions() == 0));
+  }
+
+  LogicalResult visitCopy(CopyOp copy) {
+    Value global = copy.getGlobal();
+    if (!global) {
+      std::optional<std::optional<unsigned>> cls = lookup(copy.getSource());
+      return success(cls && succeeded(classify(copy.getDest(), *cls)));
+    }
+    if (current->get(global) != 0)
+      return failure();
+    Value tile = copy.getTile();
+    FailureOr<std::optional<unsigned>> moving =
+        getMovingDim(tile, copy.getMixedOffsets());
+    if (failed(moving))
+      return failure();
+    if (global == copy.getSource())
+      return classify(tile, *moving);
+    // A tile the blocks share is stored once, with the same elements.
+    std::optional<std::optional<unsigned>> cls = lookup(tile);
+    return success(cls && *cls == *moving);
+  }
+
+  LogicalResult visitGemm(GemmOp gemm) {
+    if (plan.gemm)
+      return failure();
+    plan.gemm = gemm;
+    std::optional<std::optional<unsigned>> a = lookup(gemm.getA());
+    std::optional<std::optional<unsigned>> b = lookup(gemm.getB());
+    // A the same in every merged block, B widened along N (op(B) is K x N).
+    unsigned nDim = gemm.getTransposeB() ? 0 : 1;
+    if (!a || *a || !b || *b != nDim)
+      return failure();
+    return classify(gemm.getC(), 1u);
+  }
+
+  /// Whether `parallel`'s body, widened along `dim` (or not), does what the
+  /// blocks did; records the classes its stores give.
+  LogicalResult visitParallel(ParallelOp parallel) {
+    if (parallel.getLayoutAttr())
+      return failure();
+    SmallVector<std::optional<unsigned>> candidates = {std::nullopt};
+    for (unsigned d = 0, e = parallel.getShape().size(); d < e; ++d)
+      candidates.push_back(d);
+    for (std::optional<unsigned> dim : candidates) {
+      auto saved = plan.buffers;
+      if (succeeded(tryParallel(parallel, dim))) {
+        if (dim)
+          plan.parallels.push_back({parallel, *dim});
+        return success();
+      }
+      plan.buffers = std::move(saved);
+    }
+    return failure();
+  }
+
+  LogicalResult tryParallel(ParallelOp parallel, std::optional<unsigned> dim) {
+    std::optional<std::pair<Value, int64_t>> seed;
+    if (dim)
+      seed = {parallel.getInductionVars()[*dim], parallel.getShape()[*dim]};
+    IndexShifts *outer = current;
+    std::unique_ptr<IndexShifts> shifts = makeShifts(seed);
+    current = shifts.get();
+    WalkResult result = parallel.getBody().walk([&](Operation *op) {
+      bool ok;
+      if (auto load = dyn_cast<LoadOp>(op)) {
+        ok = current->get(load.getResult()).has_value();
+      } else if (auto store = dyn_cast<StoreOp>(op)) {
+        ok = current->get(store.getValue()) == 0 &&
+             succeeded(visitStore(store.getBuffer(), store.getIndices()));
+      } else if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op)) {
+        // Each block adds its own elements: only a widened loop adds for
+        // all of them.
+        ok = dim && atomic.getResult().use_empty() &&
+             current->get(atomic.getValue()) == 0 &&
+             current->get(atomic.getMemref()) == 0 &&
+             !atomic.getMemRefType().getMemorySpace() &&
+             current->indicesMatch(atomic.getMemref(), atomic.getIndices());
+      } else {
+        ok = op->hasTrait<OpTrait::IsTerminator>() ||
+             (isPure(op) && op->getNumRegions() == 0);
+      }
+      return ok ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    current = outer;
+    return failure(result.wasInterrupted());
+  }
+
+  /// A store's indices: into a buffer already classified, as its class
+  /// says; into one not yet written, they give its class.
+  LogicalResult visitStore(Value buffer, ValueRange indices) {
+    if (lookup(buffer) || !isLocalBuffer(buffer))
+      return success(current->indicesMatch(buffer, indices));
+    std::optional<unsigned> widened;
+    for (auto [dim, index] : llvm::enumerate(indices)) {
+      std::optional<int64_t> shift = current->get(index);
+      if (!shift)
+        return failure();
+      if (*shift == 0)
+        continue;
+      if (widened || *shift != getExtent(buffer, dim))
+        return failure();
+      widened = dim;
+    }
+    return classify(buffer, widened);
+  }
+
+  KernelOp kernel;
+  Value blockId;
+  BlockMergePlan plan;
+  std::unique_ptr<IndexShifts> outermost = makeShifts();
+  IndexShifts *current = outermost.get();
+};
+} // namespace
+
+/// `buffer`'s type `factor` times as wide along `dim`.
+static Type widenType(Value buffer, unsigned dim, int64_t factor) {
+  auto type = cast<ShapedType>(buffer.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] *= factor;
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return MemRefType::Builder(memref).setShape(shape);
+  return type.cloneWith(shape, type.getElementType());
+}
+
+/// The pipelined loop that copies into `alloc`, if any.
+static PipelinedOp getFillingLoop(AllocSharedOp alloc) {
+  for (Operation *user : alloc->getUsers())
+    if (auto copy = dyn_cast<CopyOp>(user); copy && copy.getDest() == alloc)
+      if (auto loop = dyn_cast<PipelinedOp>(copy->getParentOp()))
+        return loop;
+  return {};
+}
+
+/// The shared memory `kernel`'s buffers take, each times its loop's stages
+/// (`stages` for the gemm's loop), with `plan`'s buffers `factor` times as
+/// wide.
+static int64_t getSharedBytes(KernelOp kernel, const BlockMergePlan &plan,
+                              int64_t factor, int64_t stages) {
+  auto gemmLoop = dyn_cast<PipelinedOp>(plan.gemm->getParentOp());
+  int64_t total = 0;
+  kernel.walk([&](AllocSharedOp alloc) {
+    MemRefType type = alloc.getType();
+    int64_t bytes = llvm::divideCeil(
+        type.getNumElements() * type.getElementTypeBitWidth(), 8);
+    auto it = plan.buffers.find(alloc.getResult());
+    if (it != plan.buffers.end() && it->second)
+      bytes *= factor;
+    if (PipelinedOp loop = getFillingLoop(alloc))
+      bytes *= loop == gemmLoop ? stages : std::max<int64_t>(
+                                               1, loop.getNumStages());
+    total += bytes;
+  });
+  return total;
+}
+
+/// The 32-bit registers `kernel`'s fragments take in all, with `plan`'s
+/// `factor` times as wide.
+static int64_t getFragmentRegisters(KernelOp kernel,
+                                    const BlockMergePlan &plan,
+                                    int64_t factor) {
+  int64_t bits = 0;
+  kernel.walk([&](FragmentOp op) {
+    FragmentType type = op.getType();
+    Type element = type.getElementType();
+    int64_t width =
+        element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
+    auto it = plan.buffers.find(op.getResult());
+    bool widened = it != plan.buffers.end() && it->second;
+    bits += type.getNumElements() * width * (widened ? factor : 1);
+  });
+  return llvm::divideCeil(bits, 32);
+}
+
+/// Rewrites `kernel` by `plan`, `factor` blocks into one, its gemm's loop
+/// at `stages`.
+static void merge(RewriterBase &rewriter, KernelOp kernel,
+                  const BlockMergePlan &plan, int64_t factor,
+                  int64_t stages) {
+  SmallVector<int64_t> grid(kernel.getStaticGrid());
+  grid[plan.gridDim] /= factor;
+  rewriter.modifyOpInPlace(kernel, [&] { kernel.setStaticGrid(grid); });
+  // The body sees the first merged block's index.
+  Value blockId = kernel.getBlockIds()[plan.gridDim];
+  rewriter.setInsertionPointToStart(&kernel.getBody().front());
+  Location loc = kernel.getLoc();
+  Value factorValue = arith::ConstantIndexOp::create(rewriter, loc, factor);
+  auto first = arith::MulIOp::create(rewriter, loc, blockId, factorValue);
+  rewriter.replaceAllUsesExcept(blockId, first, first);
+  for (const auto &entry : plan.buffers) {
+    Value buffer = entry.first;
+    if (!entry.second)
+      continue;
+    Type type = widenType(buffer, *entry.second, factor);
+    rewriter.modifyOpInPlace(buffer.getDefiningOp(),
+                             [&] { buffer.setType(type); });
+  }
+  for (const auto &entry : plan.parallels) {
+    ParallelOp parallel = entry.first;
+    SmallVector<int64_t> shape(parallel.getShape());
+    shape[entry.second] *= factor;
+    rewriter.modifyOpInPlace(parallel, [&] { parallel.setShape(shape); });
+  }
+  if (auto loop = dyn_cast<PipelinedOp>(plan.gemm->getParentOp());
+      loop && static_cast<int64_t>(loop.getNumStages()) != stages)
+    rewriter.modifyOpInPlace(loop, [&] {
+      loop.setNumStagesAttr(rewriter.getI64IntegerAttr(stages));
+    });
+}
+
+bool mlir::tile::mergeBlocks(RewriterBase &rewriter, KernelOp kernel,
+                             int64_t minBlocks, const TargetInfo *target) {
+  if (kernel.getPersistent() || kernel.getRasterAttr() ||
+      kernel.getSpecialize() || !kernel.getDynamicGrid().empty())
+    return false;
+  bool readsThreadIds =
+      kernel.walk([](ThreadIdOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  if (readsThreadIds)
+    return false;
+  ArrayRef<int64_t> grid = kernel.getStaticGrid();
+  int64_t blocks = 1;
+  for (int64_t extent : grid)
+    blocks *= extent;
+  for (unsigned dim = 0, e = grid.size(); dim < e; ++dim) {
+    FailureOr<BlockMergePlan> plan = BlockMergeAnalysis(kernel, dim).run();
+    if (failed(plan))
+      continue;
+    int64_t n = plan->gemm.getN();
+    if (n <= 0 || kTargetN % n != 0)
+      return false;
+    int64_t factor = kTargetN / n;
+    while (factor >= 2 && grid[dim] % factor != 0)
+      factor /= 2;
+    if (factor < 2 || blocks / factor < minBlocks)
+      return false;
+    auto loop = dyn_cast<PipelinedOp>(plan->gemm->getParentOp());
+    int64_t stages = loop ? loop.getNumStages() : 1;
+    if (target) {
+      int64_t threads =
+          std::max<int64_t>(kernel.getThreadsAttr().getInt(), 256);
+      int64_t registers = getFragmentRegisters(kernel, *plan, factor);
+      if (llvm::divideCeilSigned(registers, threads) >
+          target->registersPerThread * 3 / 4)
+        return false;
+      int64_t budget = target->sharedMemoryBytes - kSharedReserve;
+      while (stages > 2 &&
+             getSharedBytes(kernel, *plan, factor, stages) > budget)
+        --stages;
+      if (getSharedBytes(kernel, *plan, factor, stages) > budget)
+        return false;
+    }
+    merge(rewriter, kernel, *plan, factor, stages);
+    return true;
+  }
+  return false;
+}
+
+namespace {
+struct TileMergeBlocksPass
+    : public tile::impl::TileMergeBlocksBase<TileMergeBlocksPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    getOperation()->walk([&](KernelOp kernel) {
+      std::optional<TargetInfo> target;
+      if (TargetAttr attr = findTargetAttr(kernel)) {
+        target = attr.getInfo();
+        if (!target->hasWgmma())
+          return;
+      }
+      mergeBlocks(rewriter, kernel, minBlocks, target ? &*target : nullptr);
+    });
+  }
+};
+} // namespace
