@@ -624,8 +624,7 @@ NB_MODULE(_tile, m) {
             new (self) Compiler(
                 target, std::move(chip), optLevel, std::move(cacheDir),
                 makeCodegenOptions(warpSpecialize, tmaStore, tmaMulticast,
-                                   deepenPipelines, rasterBlocks,
-                                   mergeBlocks));
+                                   deepenPipelines, rasterBlocks, mergeBlocks));
           },
           "target"_a, "chip"_a = "", "opt_level"_a = 3, "cache_dir"_a = "",
           "warp_specialize"_a = true, "tma_store"_a = true,

@@ -379,6 +379,30 @@ def test_raster_blocks_reorders_a_gemms_blocks():
     assert ptx(256, True) == ptx(256, False)
 
 
+def test_merge_blocks_widens_a_gemms_tiles():
+    """merge_blocks (on by default) reaches the lowering: on sm_90a a GEMM of
+    128 x 128 tiles over a 32 x 32 grid runs as 16 x 32 blocks of 128 x 256
+    tiles (tile-merge-blocks), whose warpgroups issue n256 wgmma; off, the
+    tiles as written. A grid too small to keep two waves once merged (2 x 2)
+    and sm_80 (no wgmma) are left as they are either way."""
+    from tile._ext import ext
+
+    def ptx(n, merge, chip="sm_90a"):
+        ir = gemm_nt.get_ir(n, n, 256, block_M=128, block_N=128, block_K=32,
+                            num_stages=3).ir
+        text, diags = ext.device_source(ir, "cuda", chip,
+                                        **env.codegen_options({"merge_blocks": merge}))
+        if not text:
+            pytest.skip(f"this build does not lower to PTX ({[d.message for d in diags][:1]})")
+        return text
+
+    merged, written = ptx(4096, True), ptx(4096, False)
+    assert "m64n256k16" in merged and "m64n256k16" not in written
+    assert "m64n128k16" in written
+    assert ptx(256, True) == ptx(256, False)
+    assert ptx(4096, True, "sm_80") == ptx(4096, False, "sm_80")
+
+
 def test_device_source_comes_from_the_jit_pipeline_of_each_target():
     """device_source lowers with the JIT library's pipeline of the target it
     names: AMDGPU assembly for ROCm as PTX for CUDA (made here, without a

@@ -79,8 +79,8 @@ std::optional<int64_t> IndexShifts::compute(Value value) {
       return *c * shifts[1];
   }
   // (x + d) / e == x / e + d / e and (x + d) % e == x % e where e divides d.
-  if (isa<arith::FloorDivSIOp, arith::DivUIOp, arith::RemSIOp,
-          arith::RemUIOp>(def)) {
+  if (isa<arith::FloorDivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(
+          def)) {
     std::optional<int64_t> e = constant(1);
     if (!e || *e <= 0 || shifts[0] % *e != 0)
       return std::nullopt;

@@ -332,8 +332,8 @@ static int64_t getSharedBytes(KernelOp kernel, const BlockMergePlan &plan,
     if (it != plan.buffers.end() && it->second)
       bytes *= factor;
     if (PipelinedOp loop = getFillingLoop(alloc))
-      bytes *= loop == gemmLoop ? stages : std::max<int64_t>(
-                                               1, loop.getNumStages());
+      bytes *=
+          loop == gemmLoop ? stages : std::max<int64_t>(1, loop.getNumStages());
     total += bytes;
   });
   return total;
@@ -341,8 +341,7 @@ static int64_t getSharedBytes(KernelOp kernel, const BlockMergePlan &plan,
 
 /// The 32-bit registers `kernel`'s fragments take in all, with `plan`'s
 /// `factor` times as wide.
-static int64_t getFragmentRegisters(KernelOp kernel,
-                                    const BlockMergePlan &plan,
+static int64_t getFragmentRegisters(KernelOp kernel, const BlockMergePlan &plan,
                                     int64_t factor) {
   int64_t bits = 0;
   kernel.walk([&](FragmentOp op) {
@@ -360,8 +359,7 @@ static int64_t getFragmentRegisters(KernelOp kernel,
 /// Rewrites `kernel` by `plan`, `factor` blocks into one, its gemm's loop
 /// at `stages`.
 static void merge(RewriterBase &rewriter, KernelOp kernel,
-                  const BlockMergePlan &plan, int64_t factor,
-                  int64_t stages) {
+                  const BlockMergePlan &plan, int64_t factor, int64_t stages) {
   SmallVector<int64_t> grid(kernel.getStaticGrid());
   grid[plan.gridDim] /= factor;
   rewriter.modifyOpInPlace(kernel, [&] { kernel.setStaticGrid(grid); });

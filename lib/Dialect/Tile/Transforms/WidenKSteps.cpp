@@ -104,8 +104,7 @@ static FailureOr<KBuffer> matchCopy(PipelinedOp loop, CopyOp copy,
 /// loop does not write) and stored values not at all; no other memory.
 static bool accessesMerge(PipelinedOp loop, const KStepPlan &plan) {
   ParallelOp parallel = plan.parallel;
-  auto accessShift = [&](Value buffer,
-                         unsigned dim) -> std::optional<int64_t> {
+  auto accessShift = [&](Value buffer, unsigned dim) -> std::optional<int64_t> {
     if (const KBuffer *widened = plan.find(buffer))
       return dim == widened->dim ? widened->width : 0;
     auto type = dyn_cast<MemRefType>(buffer.getType());
@@ -113,12 +112,11 @@ static bool accessesMerge(PipelinedOp loop, const KStepPlan &plan) {
       return std::nullopt;
     return 0;
   };
-  IndexShifts shifts(
-      loop.getBody(),
-      {{loop.getInductionVar(), -plan.step},
-       {parallel.getInductionVars()[plan.parallelDim],
-        parallel.getShape()[plan.parallelDim]}},
-      accessShift);
+  IndexShifts shifts(loop.getBody(),
+                     {{loop.getInductionVar(), -plan.step},
+                      {parallel.getInductionVars()[plan.parallelDim],
+                       parallel.getShape()[plan.parallelDim]}},
+                     accessShift);
   WalkResult result = parallel.getBody().walk([&](Operation *op) {
     bool ok;
     if (auto load = dyn_cast<LoadOp>(op))

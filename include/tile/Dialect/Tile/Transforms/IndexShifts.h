@@ -1,4 +1,4 @@
-//===- IndexShifts.h - How values differ between merged instances -*- C++ -*-===//
+//===- IndexShifts.h - Values' shifts between merged instances -*- C++ -*-===//
 //
 // Part of the tile project.
 //
@@ -31,8 +31,8 @@
 #define TILE_DIALECT_TILE_TRANSFORMS_INDEXSHIFTS_H
 
 #include "mlir/IR/Region.h"
-#include "mlir/IR/ValueRange.h"
 #include "mlir/IR/Value.h"
+#include "mlir/IR/ValueRange.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <functional>
