@@ -184,12 +184,14 @@ def dequant_bias_relu(M, N, K, block_M=128, block_N=128, block_K=32):
     return kernel
 
 
-def test_gemm_with_merged_blocks(rng):
-    """A 128 x 128 dequantizing GEMM with an epilogue, at ragged sizes. On an
-    sm_90a GPU its grid (32 x 17 blocks) is big enough for tile-merge-blocks
-    to make it 16 x 17 blocks of 128 x 256 tiles, the last ones partly
-    outside C; on the CPU it runs as written, at smaller sizes."""
-    M, N, K = (2100, 4000, 100) if TARGET != "cpu" else (200, 300, 100)
+@pytest.mark.parametrize("block_M,gpu_M", [(128, 2100), (64, 2250)])
+def test_gemm_with_merged_blocks(rng, block_M, gpu_M):
+    """A dequantizing GEMM with an epilogue at 128 x 128 and 64 x 128 tiles,
+    at ragged sizes. On an sm_90a GPU their grids (32 x 17 and 32 x 36
+    blocks) are big enough for tile-merge-blocks to make them 16 x 17 and
+    16 x 18 blocks of 128 x 256 tiles, the last ones partly outside C; on the
+    CPU they run as written, at smaller sizes."""
+    M, N, K = (gpu_M, 4000, 100) if TARGET != "cpu" else (200, 300, 100)
     padded = -(-N // 128) * 128
     a = rng.standard_normal((M, K)).astype(np.float16)
     q = rng.integers(-128, 128, (N, K)).astype(np.int8)
@@ -197,7 +199,7 @@ def test_gemm_with_merged_blocks(rng):
     bias = rng.standard_normal(padded).astype(np.float32)
     w = q.astype(np.float16) * s[:N, None]
     ref = np.maximum(a.astype(np.float32) @ w.astype(np.float32).T + bias[:N], 0)
-    c = run(dequant_bias_relu(M, N, K), a, q, s, bias)
+    c = run(dequant_bias_relu(M, N, K, block_M=block_M), a, q, s, bias)
     np.testing.assert_allclose(c, ref, rtol=1e-3, atol=1e-2)
 
 

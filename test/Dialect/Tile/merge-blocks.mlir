@@ -112,6 +112,43 @@ func.func @dequant(%A: memref<4096x4096xf16>, %B: memref<4096x4096xi8>, %Scale: 
 
 // -----
 
+// 64 x 128 tiles: pairs of blocks merge along x (N to 256), then pairs of
+// those along y (M to 128), A's tile widening along M in the second.
+// CHECK-LABEL: func.func @rows64
+// CHECK: tile.kernel grid(%[[BX:.*]], %[[BY:.*]]) in (16, 32) threads(128)
+// CHECK-DAG: arith.muli %[[BY]], %c2
+// CHECK-DAG: arith.muli %[[BX]], %c2
+// CHECK: tile.alloc_shared : memref<128x64xf16
+// CHECK: tile.alloc_shared : memref<64x256xf16
+// CHECK: tile.fragment : !tile.fragment<128x256xf32>
+// CHECK: tile.gemm {{.*}} : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x256xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x256xf32>
+// CHECK: tile.copy %{{.*}} -> %{{.*}} : !tile.fragment<128x256xf32>, memref<4096x4096xf16>
+func.func @rows64(%A: memref<4096x4096xf16>, %B: memref<4096x4096xf16>, %C: memref<4096x4096xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx, %by) in (32, 64) threads(128) {
+    %As = tile.alloc_shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #gpu.address_space<workgroup>>
+    %acc = tile.fragment : !tile.fragment<64x128xf32>
+    tile.fill %acc, %zero : !tile.fragment<64x128xf32>
+    %m = arith.muli %by, %c64 : index
+    %n = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c64 step %c1 stages(3) {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %A[%m, %kk] -> %As : memref<4096x4096xf16>, memref<64x64xf16, #gpu.address_space<workgroup>>
+      tile.copy %B[%kk, %n] -> %Bs : memref<4096x4096xf16>, memref<64x128xf16, #gpu.address_space<workgroup>>
+      tile.gemm %As, %Bs, %acc : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>, !tile.fragment<64x128xf32>
+    }
+    tile.copy %acc -> %C[%m, %n] : !tile.fragment<64x128xf32>, memref<4096x4096xf16>
+  }
+  return
+}
+
+// -----
+
 // 64 wide along N, its block index the grid's y: four blocks merge along y.
 // A split-K epilogue's atomic adds widen with the accumulator.
 // CHECK-LABEL: func.func @narrow_split_k

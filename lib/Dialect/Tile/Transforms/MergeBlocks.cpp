@@ -33,6 +33,9 @@ using namespace mlir::tile;
 
 /// The gemm N a merge aims at: wgmma's widest instruction.
 static constexpr int64_t kTargetN = 256;
+/// The gemm M a merge aims at: two warpgroups' m64 rows, as the bench's
+/// GEMM templates have.
+static constexpr int64_t kTargetM = 128;
 /// Shared memory a kernel keeps beside its buffers: mbarriers, reduction
 /// and layout-conversion scratch.
 static constexpr int64_t kSharedReserve = 8 * 1024;
@@ -47,6 +50,9 @@ struct BlockMergePlan {
   llvm::MapVector<Value, std::optional<unsigned>> buffers;
   SmallVector<std::pair<ParallelOp, unsigned>> parallels;
   GemmOp gemm;
+  /// The gemm widens along N (B and C's columns), else along M (A and C's
+  /// rows).
+  bool widensN = true;
 };
 
 /// Walks a kernel's body in order and classifies what it writes (see
@@ -211,11 +217,21 @@ private:
     plan.gemm = gemm;
     std::optional<std::optional<unsigned>> a = lookup(gemm.getA());
     std::optional<std::optional<unsigned>> b = lookup(gemm.getB());
-    // A the same in every merged block, B widened along N (op(B) is K x N).
-    unsigned nDim = gemm.getTransposeB() ? 0 : 1;
-    if (!a || *a || !b || *b != nDim)
+    if (!a || !b)
       return failure();
-    return classify(gemm.getC(), 1u);
+    // One operand the same in every merged block, the other widened along
+    // M (op(A) is M x K) or N (op(B) is K x N), and C with it.
+    unsigned mDim = gemm.getTransposeA() ? 1 : 0;
+    unsigned nDim = gemm.getTransposeB() ? 0 : 1;
+    if (!*a && *b == nDim) {
+      plan.widensN = true;
+      return classify(gemm.getC(), 1u);
+    }
+    if (*a == mDim && !*b) {
+      plan.widensN = false;
+      return classify(gemm.getC(), 0u);
+    }
+    return failure();
   }
 
   /// Whether `parallel`'s body, widened along `dim` (or not), does what the
@@ -390,6 +406,60 @@ static void merge(RewriterBase &rewriter, KernelOp kernel,
     });
 }
 
+/// How many blocks `plan` merges: enough to make the gemm's N (or M) the
+/// target's, fewer where they do not divide the grid's `extent`; 1 for
+/// none.
+static int64_t getFactor(const BlockMergePlan &plan, int64_t extent) {
+  GemmOp gemm = plan.gemm;
+  int64_t size = plan.widensN ? gemm.getN() : gemm.getM();
+  int64_t goal = plan.widensN ? kTargetN : kTargetM;
+  if (size <= 0 || size >= goal || goal % size != 0)
+    return 1;
+  int64_t factor = goal / size;
+  while (factor >= 2 && extent % factor != 0)
+    factor /= 2;
+  return std::max<int64_t>(factor, 1);
+}
+
+/// Merges `kernel`'s blocks along one grid dim, one that widens the gemm
+/// along N where there is one; returns whether it did.
+static bool mergeOnce(RewriterBase &rewriter, KernelOp kernel,
+                      int64_t minBlocks, const TargetInfo *target) {
+  ArrayRef<int64_t> grid = kernel.getStaticGrid();
+  int64_t blocks = 1;
+  for (int64_t extent : grid)
+    blocks *= extent;
+  for (bool alongN : {true, false}) {
+    for (unsigned dim = 0, e = grid.size(); dim < e; ++dim) {
+      FailureOr<BlockMergePlan> plan = BlockMergeAnalysis(kernel, dim).run();
+      if (failed(plan) || plan->widensN != alongN)
+        continue;
+      int64_t factor = getFactor(*plan, grid[dim]);
+      if (factor < 2 || blocks / factor < minBlocks)
+        continue;
+      auto loop = dyn_cast<PipelinedOp>(plan->gemm->getParentOp());
+      int64_t stages = loop ? loop.getNumStages() : 1;
+      if (target) {
+        int64_t threads =
+            std::max<int64_t>(kernel.getThreadsAttr().getInt(), 256);
+        int64_t registers = getFragmentRegisters(kernel, *plan, factor);
+        if (llvm::divideCeilSigned(registers, threads) >
+            target->registersPerThread * 3 / 4)
+          continue;
+        int64_t budget = target->sharedMemoryBytes - kSharedReserve;
+        while (stages > 2 &&
+               getSharedBytes(kernel, *plan, factor, stages) > budget)
+          --stages;
+        if (getSharedBytes(kernel, *plan, factor, stages) > budget)
+          continue;
+      }
+      merge(rewriter, kernel, *plan, factor, stages);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool mlir::tile::mergeBlocks(RewriterBase &rewriter, KernelOp kernel,
                              int64_t minBlocks, const TargetInfo *target) {
   if (kernel.getPersistent() || kernel.getRasterAttr() ||
@@ -400,42 +470,14 @@ bool mlir::tile::mergeBlocks(RewriterBase &rewriter, KernelOp kernel,
           .wasInterrupted();
   if (readsThreadIds)
     return false;
-  ArrayRef<int64_t> grid = kernel.getStaticGrid();
-  int64_t blocks = 1;
-  for (int64_t extent : grid)
-    blocks *= extent;
-  for (unsigned dim = 0, e = grid.size(); dim < e; ++dim) {
-    FailureOr<BlockMergePlan> plan = BlockMergeAnalysis(kernel, dim).run();
-    if (failed(plan))
-      continue;
-    int64_t n = plan->gemm.getN();
-    if (n <= 0 || kTargetN % n != 0)
-      return false;
-    int64_t factor = kTargetN / n;
-    while (factor >= 2 && grid[dim] % factor != 0)
-      factor /= 2;
-    if (factor < 2 || blocks / factor < minBlocks)
-      return false;
-    auto loop = dyn_cast<PipelinedOp>(plan->gemm->getParentOp());
-    int64_t stages = loop ? loop.getNumStages() : 1;
-    if (target) {
-      int64_t threads =
-          std::max<int64_t>(kernel.getThreadsAttr().getInt(), 256);
-      int64_t registers = getFragmentRegisters(kernel, *plan, factor);
-      if (llvm::divideCeilSigned(registers, threads) >
-          target->registersPerThread * 3 / 4)
-        return false;
-      int64_t budget = target->sharedMemoryBytes - kSharedReserve;
-      while (stages > 2 &&
-             getSharedBytes(kernel, *plan, factor, stages) > budget)
-        --stages;
-      if (getSharedBytes(kernel, *plan, factor, stages) > budget)
-        return false;
-    }
-    merge(rewriter, kernel, *plan, factor, stages);
-    return true;
-  }
-  return false;
+  // Along N first, then along M (64-row tiles): each merge brings one to
+  // its goal.
+  bool changed = false;
+  for (int round = 0; round < 2 && mergeOnce(rewriter, kernel, minBlocks,
+                                             target);
+       ++round)
+    changed = true;
+  return changed;
 }
 
 namespace {

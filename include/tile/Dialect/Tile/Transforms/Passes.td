@@ -53,13 +53,16 @@ def TileMergeBlocks : Pass<"tile-merge-blocks"> {
     every buffer and tile.parallel that differs between the blocks becomes
     `f` times as wide along the dim that moves with the block index, so the
     gemm multiplies an `f` times wider B tile into an `f` times wider
-    accumulator. `f` makes the gemm's N 256 (2 from 128, 4 from 64).
+    accumulator. `f` makes the gemm's N 256 (2 from 128, 4 from 64). A
+    gemm of 64 rows then has pairs of blocks merged along the dim that
+    moves M, its A tile (and C's rows) widening instead, to 128 rows.
 
     A kernel is merged where that computes what the blocks did: a static
     grid that `f` divides, no raster or persistent schedule and no thread
     index or layouts written by the user; one tile.gemm, on shared or
     fragment operands whose B (and then C) widens along N while A stays
-    the same in every merged block; a body of tile.alloc_shared and
+    the same in every merged block (A widening along M and B the same,
+    for the merge along M); a body of tile.alloc_shared and
     tile.fragment buffers (no layout, not reducers), tile.fill, tile.copy
     (global offsets that move with the block index by the tile's extent
     along one dim, or not at all), tile.atomic_add, tile.pipelined loops

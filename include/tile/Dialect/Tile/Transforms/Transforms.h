@@ -34,7 +34,8 @@ LogicalResult inferLayouts(KernelOp kernel, const TargetInfo &target,
 LogicalResult insertBarriers(KernelOp kernel);
 
 /// Merges neighbouring blocks of `kernel`'s grid into blocks with a tile
-/// wide enough for the widest wgmma (see the tile-merge-blocks pass), where
+/// wide enough for the widest wgmma, and 128 rows high where it had 64 (see
+/// the tile-merge-blocks pass), where
 /// at least `minBlocks` remain and, with a `target`, the fragments and
 /// shared buffers fit it (its gemm loop's stages reduced, not below 2).
 /// Returns whether it changed the kernel.
