@@ -9,6 +9,7 @@
 #include "tile/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -50,6 +51,11 @@ std::optional<int64_t> IndexShifts::compute(Value value) {
     return 0;
   if (auto load = dyn_cast<LoadOp>(def)) {
     if (indicesMatch(load.getBuffer(), load.getIndices()))
+      return 0;
+    return std::nullopt;
+  }
+  if (auto load = dyn_cast<memref::LoadOp>(def)) {
+    if (indicesMatch(load.getMemRef(), load.getIndices()))
       return 0;
     return std::nullopt;
   }

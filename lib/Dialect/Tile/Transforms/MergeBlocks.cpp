@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
@@ -179,6 +180,10 @@ private:
     }
     if (auto gemm = dyn_cast<GemmOp>(op))
       return visitGemm(gemm);
+    // Tables read on the device (a grouped GEMM's tile plan): their values
+    // are checked where they are used.
+    if (isa<memref::LoadOp>(op))
+      return success();
     if (auto parallel = dyn_cast<ParallelOp>(op))
       return visitParallel(parallel);
     if (auto loop = dyn_cast<PipelinedOp>(op)) {
@@ -268,6 +273,12 @@ private:
       } else if (auto store = dyn_cast<StoreOp>(op)) {
         ok = current->get(store.getValue()) == 0 &&
              succeeded(visitStore(store.getBuffer(), store.getIndices()));
+      } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        ok = current->get(load.getResult()).has_value();
+      } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        // Every merged block takes the branch its element's block took.
+        ok = branch.getNumResults() == 0 &&
+             current->get(branch.getCondition()) == 0;
       } else if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op)) {
         // Each block adds its own elements: only a widened loop adds for
         // all of them.
@@ -375,13 +386,26 @@ static int64_t getFragmentRegisters(KernelOp kernel, const BlockMergePlan &plan,
 /// at `stages`.
 static void merge(RewriterBase &rewriter, KernelOp kernel,
                   const BlockMergePlan &plan, int64_t factor, int64_t stages) {
+  Location loc = kernel.getLoc();
   SmallVector<int64_t> grid(kernel.getStaticGrid());
-  grid[plan.gridDim] /= factor;
-  rewriter.modifyOpInPlace(kernel, [&] { kernel.setStaticGrid(grid); });
+  if (!ShapedType::isDynamic(grid[plan.gridDim])) {
+    grid[plan.gridDim] /= factor;
+    rewriter.modifyOpInPlace(kernel, [&] { kernel.setStaticGrid(grid); });
+  } else {
+    // The launch divides the extent (which the caller made sure `factor`
+    // divides).
+    unsigned operand = llvm::count_if(
+        ArrayRef<int64_t>(grid).take_front(plan.gridDim),
+        [](int64_t extent) { return ShapedType::isDynamic(extent); });
+    OpOperand &extent = kernel.getDynamicGridMutable()[operand];
+    rewriter.setInsertionPoint(kernel);
+    Value divisor = arith::ConstantIndexOp::create(rewriter, loc, factor);
+    Value merged = arith::DivUIOp::create(rewriter, loc, extent.get(), divisor);
+    rewriter.modifyOpInPlace(kernel, [&] { extent.set(merged); });
+  }
   // The body sees the first merged block's index.
   Value blockId = kernel.getBlockIds()[plan.gridDim];
   rewriter.setInsertionPointToStart(&kernel.getBody().front());
-  Location loc = kernel.getLoc();
   Value factorValue = arith::ConstantIndexOp::create(rewriter, loc, factor);
   auto first = arith::MulIOp::create(rewriter, loc, blockId, factorValue);
   rewriter.replaceAllUsesExcept(blockId, first, first);
@@ -407,8 +431,8 @@ static void merge(RewriterBase &rewriter, KernelOp kernel,
 }
 
 /// How many blocks `plan` merges: enough to make the gemm's N (or M) the
-/// target's, fewer where they do not divide the grid's `extent`; 1 for
-/// none.
+/// target's, fewer where they do not divide the grid's static `extent`; 1
+/// for none.
 static int64_t getFactor(const BlockMergePlan &plan, int64_t extent) {
   GemmOp gemm = plan.gemm;
   int64_t size = plan.widensN ? gemm.getN() : gemm.getM();
@@ -416,54 +440,107 @@ static int64_t getFactor(const BlockMergePlan &plan, int64_t extent) {
   if (size <= 0 || size >= goal || goal % size != 0)
     return 1;
   int64_t factor = goal / size;
-  while (factor >= 2 && extent % factor != 0)
+  while (factor >= 2 && !ShapedType::isDynamic(extent) && extent % factor != 0)
     factor /= 2;
   return std::max<int64_t>(factor, 1);
 }
 
+/// Whether `plan`'s buffers and fragments, `factor` times as wide, fit
+/// `target`; sets `stages` to the gemm loop's stages they fit at.
+static bool fits(KernelOp kernel, const BlockMergePlan &plan, int64_t factor,
+                 const TargetInfo &target, int64_t &stages) {
+  int64_t threads = std::max<int64_t>(kernel.getThreadsAttr().getInt(), 256);
+  int64_t registers = getFragmentRegisters(kernel, plan, factor);
+  if (llvm::divideCeilSigned(registers, threads) >
+      target.registersPerThread * 3 / 4)
+    return false;
+  int64_t budget = target.sharedMemoryBytes - kSharedReserve;
+  while (stages > 2 && getSharedBytes(kernel, plan, factor, stages) > budget)
+    --stages;
+  return getSharedBytes(kernel, plan, factor, stages) <= budget;
+}
+
+/// Where `kernel`'s grid has extents known only at run time: runs a merged
+/// copy of it when the grid has at least `minBlocks` blocks once merged and
+/// `factor` divides the merged dim, `kernel` as written otherwise
+/// (`scf.if` on the host). Returns the copy.
+static KernelOp cloneUnderCondition(RewriterBase &rewriter, KernelOp kernel,
+                                    unsigned gridDim, int64_t factor,
+                                    int64_t minBlocks) {
+  Location loc = kernel.getLoc();
+  rewriter.setInsertionPoint(kernel);
+  auto index = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  int64_t known = 1;
+  for (int64_t extent : kernel.getStaticGrid())
+    if (!ShapedType::isDynamic(extent))
+      known *= extent;
+  Value blocks = index(known);
+  for (Value extent : kernel.getDynamicGrid())
+    blocks = arith::MulIOp::create(rewriter, loc, blocks, extent);
+  Value condition =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, blocks,
+                            index(minBlocks * factor));
+  if (ShapedType::isDynamic(kernel.getStaticGrid()[gridDim])) {
+    OpFoldResult extent = kernel.getMixedGrid()[gridDim];
+    Value remainder = arith::RemUIOp::create(rewriter, loc, cast<Value>(extent),
+                                             index(factor));
+    Value divides = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, remainder, index(0));
+    condition = arith::AndIOp::create(rewriter, loc, condition, divides);
+  }
+  auto branch = scf::IfOp::create(rewriter, loc, condition,
+                                  /*withElseRegion=*/true);
+  rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
+  auto copy = cast<KernelOp>(rewriter.clone(*kernel));
+  rewriter.moveOpBefore(kernel, branch.elseBlock()->getTerminator());
+  return copy;
+}
+
 /// Merges `kernel`'s blocks along one grid dim, one that widens the gemm
-/// along N where there is one; returns whether it did.
-static bool mergeOnce(RewriterBase &rewriter, KernelOp kernel,
-                      int64_t minBlocks, const TargetInfo *target) {
+/// along N where there is one. Returns the kernel merged (`kernel`, or a
+/// copy that runs where the grid is big enough), none where it merged none.
+static KernelOp mergeOnce(RewriterBase &rewriter, KernelOp kernel,
+                          int64_t minBlocks, const TargetInfo *target) {
   ArrayRef<int64_t> grid = kernel.getStaticGrid();
+  bool dynamic = llvm::any_of(
+      grid, [](int64_t extent) { return ShapedType::isDynamic(extent); });
   int64_t blocks = 1;
   for (int64_t extent : grid)
-    blocks *= extent;
+    if (!ShapedType::isDynamic(extent))
+      blocks *= extent;
   for (bool alongN : {true, false}) {
     for (unsigned dim = 0, e = grid.size(); dim < e; ++dim) {
       FailureOr<BlockMergePlan> plan = BlockMergeAnalysis(kernel, dim).run();
       if (failed(plan) || plan->widensN != alongN)
         continue;
       int64_t factor = getFactor(*plan, grid[dim]);
-      if (factor < 2 || blocks / factor < minBlocks)
+      if (factor < 2 || (!dynamic && blocks / factor < minBlocks))
         continue;
       auto loop = dyn_cast<PipelinedOp>(plan->gemm->getParentOp());
       int64_t stages = loop ? loop.getNumStages() : 1;
-      if (target) {
-        int64_t threads =
-            std::max<int64_t>(kernel.getThreadsAttr().getInt(), 256);
-        int64_t registers = getFragmentRegisters(kernel, *plan, factor);
-        if (llvm::divideCeilSigned(registers, threads) >
-            target->registersPerThread * 3 / 4)
-          continue;
-        int64_t budget = target->sharedMemoryBytes - kSharedReserve;
-        while (stages > 2 &&
-               getSharedBytes(kernel, *plan, factor, stages) > budget)
-          --stages;
-        if (getSharedBytes(kernel, *plan, factor, stages) > budget)
-          continue;
+      if (target && !fits(kernel, *plan, factor, *target, stages))
+        continue;
+      if (!dynamic) {
+        merge(rewriter, kernel, *plan, factor, stages);
+        return kernel;
       }
-      merge(rewriter, kernel, *plan, factor, stages);
-      return true;
+      KernelOp copy =
+          cloneUnderCondition(rewriter, kernel, dim, factor, minBlocks);
+      FailureOr<BlockMergePlan> copyPlan = BlockMergeAnalysis(copy, dim).run();
+      assert(succeeded(copyPlan) && "a copy merges as its original");
+      merge(rewriter, copy, *copyPlan, factor, stages);
+      return copy;
     }
   }
-  return false;
+  return {};
 }
 
 bool mlir::tile::mergeBlocks(RewriterBase &rewriter, KernelOp kernel,
                              int64_t minBlocks, const TargetInfo *target) {
   if (kernel.getPersistent() || kernel.getRasterAttr() ||
-      kernel.getSpecialize() || !kernel.getDynamicGrid().empty())
+      kernel.getSpecialize())
     return false;
   bool readsThreadIds =
       kernel.walk([](ThreadIdOp) { return WalkResult::interrupt(); })
@@ -473,10 +550,10 @@ bool mlir::tile::mergeBlocks(RewriterBase &rewriter, KernelOp kernel,
   // Along N first, then along M (64-row tiles): each merge brings one to
   // its goal.
   bool changed = false;
-  for (int round = 0; round < 2 && mergeOnce(rewriter, kernel, minBlocks,
-                                             target);
-       ++round)
-    changed = true;
+  for (int round = 0; round < 2 && kernel; ++round) {
+    kernel = mergeOnce(rewriter, kernel, minBlocks, target);
+    changed |= static_cast<bool>(kernel);
+  }
   return changed;
 }
 

@@ -50,8 +50,9 @@ public:
 
   /// `seeds` are the values the instances differ in and their shifts. Any
   /// other block argument, any value defined outside `scope` and any
-  /// constant shifts by 0; a tile.load shifts by 0 where its indices shift
-  /// as `accessShift` says (it reads the same element), else has none.
+  /// constant shifts by 0; a tile.load or memref.load shifts by 0 where
+  /// its indices shift as `accessShift` says (it reads the same element),
+  /// else has none.
   IndexShifts(Region &scope, ArrayRef<std::pair<Value, int64_t>> seeds,
               AccessShiftFn accessShift);
 
