@@ -57,8 +57,8 @@ def TileMergeBlocks : Pass<"tile-merge-blocks"> {
     gemm of 64 rows then has pairs of blocks merged along the dim that
     moves M, its A tile (and C's rows) widening instead, to 128 rows.
 
-    A kernel is merged where that computes what the blocks did: a static
-    grid that `f` divides, no raster or persistent schedule and no thread
+    A kernel is merged where that computes what the blocks did: a grid dim
+    that `f` divides, no raster or persistent schedule and no thread
     index or layouts written by the user; one tile.gemm, on shared or
     fragment operands whose B (and then C) widens along N while A stays
     the same in every merged block (A widening along M and B the same,
@@ -68,12 +68,18 @@ def TileMergeBlocks : Pass<"tile-merge-blocks"> {
     along one dim, or not at all), tile.atomic_add, tile.pipelined loops
     whose bounds the blocks share, tile.parallel loops whose indices and
     values shift as the widening needs (see IndexShifts.h: `Bias[bx * 128 +
-    j]` over a widened `j` reads what each block read), and pure arithmetic.
-    Anything else keeps the kernel as written.
+    j]` over a widened `j` reads what each block read; `scf.if` on
+    conditions that do not shift), reads of tables in global memory at
+    indices that do not move (a grouped GEMM's tile plan), and pure
+    arithmetic. Anything else keeps the kernel as written.
 
     It pays only where the merged grid still fills the GPU: at least
     `min-blocks` merged blocks (default two waves of an H100's 132
-    multiprocessors), within the target's shared memory less 8 KiB (the
+    multiprocessors). A grid with extents known only at run time keeps the
+    kernel as written and adds the merged copy beside it, in an `scf.if`
+    on the host that launches the copy where the grid has `min-blocks`
+    blocks once merged and `f` divides the merged dim. Merged kernels fit
+    the target's shared memory less 8 KiB (the
     loops' stages reduced, not below 2) and on targets with wgmma. Run
     before tile-widen-kernels, which gives the wider accumulator the
     threads it needs.
