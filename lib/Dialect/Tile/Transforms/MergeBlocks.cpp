@@ -369,17 +369,10 @@ static int64_t getSharedBytes(KernelOp kernel, const BlockMergePlan &plan,
 /// `factor` times as wide.
 static int64_t getFragmentRegisters(KernelOp kernel, const BlockMergePlan &plan,
                                     int64_t factor) {
-  int64_t bits = 0;
-  kernel.walk([&](FragmentOp op) {
-    FragmentType type = op.getType();
-    Type element = type.getElementType();
-    int64_t width =
-        element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
+  return getFragmentRegisters(kernel, [&](FragmentOp op) -> int64_t {
     auto it = plan.buffers.find(op.getResult());
-    bool widened = it != plan.buffers.end() && it->second;
-    bits += type.getNumElements() * width * (widened ? factor : 1);
+    return it != plan.buffers.end() && it->second ? factor : 1;
   });
-  return llvm::divideCeil(bits, 32);
 }
 
 /// Rewrites `kernel` by `plan`, `factor` blocks into one, its gemm's loop

@@ -22,16 +22,15 @@ namespace mlir::tile {
 using namespace mlir;
 using namespace mlir::tile;
 
-/// The 32-bit registers that `kernel`'s fragments take in all (the block's
-/// threads share them).
-static int64_t getFragmentRegisters(KernelOp kernel) {
+int64_t mlir::tile::getFragmentRegisters(
+    KernelOp kernel, llvm::function_ref<int64_t(FragmentOp)> scale) {
   int64_t bits = 0;
   kernel.walk([&](FragmentOp op) {
     FragmentType type = op.getType();
     Type element = type.getElementType();
     int64_t width =
         element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
-    bits += type.getNumElements() * width;
+    bits += type.getNumElements() * width * (scale ? scale(op) : 1);
   });
   return llvm::divideCeil(bits, 32);
 }

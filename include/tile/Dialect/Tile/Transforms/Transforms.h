@@ -33,6 +33,13 @@ LogicalResult inferLayouts(KernelOp kernel, const TargetInfo &target,
 /// threads.
 LogicalResult insertBarriers(KernelOp kernel);
 
+/// The 32-bit registers that `kernel`'s fragments take in all (the block's
+/// threads share them), each fragment `scale(fragment)` times as large
+/// where `scale` is given.
+int64_t
+getFragmentRegisters(KernelOp kernel,
+                     llvm::function_ref<int64_t(FragmentOp)> scale = nullptr);
+
 /// Merges neighbouring blocks of `kernel`'s grid into blocks with a tile
 /// wide enough for the widest wgmma, and 128 rows high where it had 64 (see
 /// the tile-merge-blocks pass), where
