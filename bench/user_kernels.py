@@ -46,6 +46,17 @@ ones such a user picks, not tuned for tile:
                   in the T.Parallel; 4096^3. torch: dequantize then
                   matmul, and torch._weight_int4pack_mm (tinygemm: bf16
                   activations, its own packing) where it runs.
+  w4a16_int4, w4a16_int4_zp, w4a16_fp4, w4a16_mxfp4
+                  the same GEMM with other 4-bit weight formats, two a
+                  uint8 byte, decoded in the T.Parallel with shifts, masks
+                  and T.reinterpret: signed int4 (two's complement, moved
+                  to a byte's top and shifted back) with f16 scales per
+                  group of 128; unsigned int4 with an f16 scale and zero
+                  point per group of 128 (w = (q - z) s); fp4 e2m1 (its
+                  bits placed in a half's, times 2^14) with f16 scales per
+                  32; fp4 e2m1 with e8m0 scales per 32 (2^(e - 127), an
+                  f32 built from e's bits: MXFP4); 4096^3. torch:
+                  dequantize then matmul.
   grouped_gemm    a mixture-of-experts layer's expert GEMMs in one launch
                   (python/examples/grouped_gemm.py, issue 31): rows of A
                   sorted by expert in uneven groups (one empty), each
@@ -295,6 +306,72 @@ def w4a16(M, N, K, group_size=128, block_M=128, block_N=128, block_K=32, threads
     return main
 
 
+def nibble(packed, i, j):
+    """Element j of row i of a 4-bit tensor two a byte: the low (j even) or
+    high nibble of byte j // 2, as an int in [0, 16)."""
+    return (packed[i, j // 2] >> ((j % 2) * 4)) & 0xF
+
+
+def signed_nibble(packed, i, j):
+    """The nibble as a two's complement int4: moved to the top of a byte,
+    read as int8 and shifted back arithmetically."""
+    top = (packed[i, j // 2] << ((1 - j % 2) * 4)).astype(T.uint8)
+    return T.reinterpret(top, T.int8) >> 4
+
+
+def e2m1_to_half(q):
+    """An fp4 e2m1 value (sign, 2 exponent bits, 1 mantissa bit) as f16: its
+    sign to bit 15 and its other three bits to bits 11..9 make the half
+    2^-14 times the value, subnormals included."""
+    bits = ((q & 8) << 12) | ((q & 7) << 9)
+    return T.reinterpret(bits.astype(T.uint16), T.float16) * 16384.0
+
+
+@tile.jit(out_idx=[-1])
+def w4a16_formats(M, N, K, fmt, group_size, block_M=128, block_N=128, block_K=32,
+                  threads=128, num_stages=2, in_dtype=T.float16, out_dtype=T.float16,
+                  accum_dtype=T.float32):
+    """C = A dequant(B)^T with 4-bit weights two a byte (element 2c in the
+    low nibble of byte c), `fmt` one of: "int4" (signed, an f16 scale per
+    group), "int4_zp" (unsigned, an f16 scale and zero point per group:
+    w = (q - z) s), "fp4" (e2m1, an f16 scale per group), "mxfp4" (e2m1,
+    an e8m0 scale per group: 2^(e - 127))."""
+    scale_dtype = T.uint8 if fmt == "mxfp4" else in_dtype
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), in_dtype),
+             B: T.Tensor((N, K // 2), T.uint8),
+             Scale: T.Tensor((N, K // group_size), scale_dtype),
+             Zeros: T.Tensor((N, K // group_size), in_dtype),
+             C: T.Tensor((M, N), out_dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), in_dtype)
+            B_shared = T.alloc_shared((block_N, block_K // 2), T.uint8)
+            B_dequantize_shared = T.alloc_shared((block_N, block_K), in_dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[bx * block_N, k * block_K // 2], B_shared)
+                for i, j in T.Parallel(block_N, block_K):
+                    n, g = bx * block_N + i, (k * block_K + j) // group_size
+                    if fmt == "int4":
+                        w = signed_nibble(B_shared, i, j).astype(in_dtype) * Scale[n, g]
+                    elif fmt == "int4_zp":
+                        w = (nibble(B_shared, i, j).astype(in_dtype) - Zeros[n, g]) * Scale[n, g]
+                    elif fmt == "fp4":
+                        w = e2m1_to_half(nibble(B_shared, i, j)) * Scale[n, g]
+                    else:
+                        scale = T.reinterpret(Scale[n, g].astype(T.uint32) << 23, T.float32)
+                        w = (e2m1_to_half(nibble(B_shared, i, j)).astype(T.float32)
+                             * scale).astype(in_dtype)
+                    B_dequantize_shared[i, j] = w
+                T.gemm(A_shared, B_dequantize_shared, C_local, transpose_B=True)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
 # --------------------------------------------------------------------------
 # Arrays: NumPy on the CPU target, torch on CUDA, the same calls.
 # --------------------------------------------------------------------------
@@ -346,6 +423,10 @@ class NumpyArrays:
 
     def as_int8(self, x):
         return x.view(self.np.int8)
+
+    def lookup(self, table, index):
+        """table[index] for an integer array `index` (f16 results)."""
+        return self.np.asarray(table, self.np.float16)[index]
 
     def check(self, out, ref):
         """Max error; raises when out is not close to ref (f16 tolerances)."""
@@ -412,6 +493,9 @@ class TorchArrays(NumpyArrays):
 
     def as_int8(self, x):
         return x.view(self.torch.int8)
+
+    def lookup(self, table, index):
+        return self.torch.tensor(table, device="cuda", dtype=self.torch.float16)[index.long()]
 
     def check(self, out, ref):
         out = out.float()
@@ -560,6 +644,47 @@ def case_w4a16(X, M, N, K, group_size=128):
                 lambda: X.f32(A) @ X.transpose(X.f32(dequant())), torch)
 
 
+E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0)
+
+
+def case_w4a16_formats(fmt, group_size):
+    def case(X, M, N, K):
+        assert K % group_size == 0 and K % 2 == 0
+        A = X.randn(M, K)
+        q = X.randint(0, 16, N, K, dtype="uint8")
+        B = q[:, 0::2] | (q[:, 1::2] << 4)                   # element 2c: low nibble of byte c
+        if fmt == "mxfp4":
+            scale = X.randint(120, 132, N, K // group_size, dtype="uint8")
+        else:
+            scale = X.uniform(0.05, 0.3, N, K // group_size)
+        zeros = X.f16(X.randint(0, 16, N, K // group_size, dtype="uint8"))
+        cfg = dict(block_M=128, block_N=128, block_K=32, threads=128, num_stages=2)
+
+        def dequant():
+            # What a torch user writes: unpack the nibbles, decode, scale by group.
+            w = X.interleave(B & 0xF, B >> 4)
+            if fmt == "int4":
+                v = X.f16(w) - 16 * X.f16(w >= 8)
+                return v * X.repeat_cols(scale, group_size)
+            if fmt == "int4_zp":
+                v = X.f16(w) - X.repeat_cols(zeros, group_size)
+                return v * X.repeat_cols(scale, group_size)
+            v = X.lookup(E2M1, w)
+            if fmt == "fp4":
+                return v * X.repeat_cols(scale, group_size)
+            e = X.repeat_cols(X.f32(scale), group_size)
+            return X.f16(X.f32(v) * 2.0 ** (e - 127))
+
+        torch = []
+        if hasattr(X, "torch"):
+            torch.append(("torch dequant + matmul", lambda: A @ dequant().t(), None))
+        return Case(2 * M * N * K, dict(cfg, fmt=fmt, group_size=group_size),
+                    lambda: w4a16_formats(M, N, K, fmt, group_size, **cfg),
+                    lambda k: k(A, B, scale, zeros),
+                    lambda: X.f32(A) @ X.transpose(X.f32(dequant())), torch)
+    return case
+
+
 def _int4pack_counterpart(t, A, q, scale, group_size):
     """torch._weight_int4pack_mm (tinygemm): bf16 activations, weights packed
     by _convert_weight_to_int4pack from N x K/2 uint8 (element 2c in the
@@ -643,6 +768,14 @@ CASES = {
     "splitk": (case_splitk, [(512, 512, 16384, 8)], [(200, 136, 2048, 8), (256, 256, 1024, 4)]),
     "w8a16": (case_w8a16, [(4096, 4096, 4096)], [(200, 136, 100), (128, 256, 256)]),
     "w4a16": (case_w4a16, [(4096, 4096, 4096)], [(200, 136, 384), (128, 256, 256)]),
+    "w4a16_int4": (case_w4a16_formats("int4", 128), [(4096, 4096, 4096)],
+                   [(200, 136, 384), (128, 256, 256)]),
+    "w4a16_int4_zp": (case_w4a16_formats("int4_zp", 128), [(4096, 4096, 4096)],
+                      [(200, 136, 384), (128, 256, 256)]),
+    "w4a16_fp4": (case_w4a16_formats("fp4", 32), [(4096, 4096, 4096)],
+                  [(200, 136, 160), (128, 256, 256)]),
+    "w4a16_mxfp4": (case_w4a16_formats("mxfp4", 32), [(4096, 4096, 4096)],
+                    [(200, 136, 160), (128, 256, 256)]),
     # Mixtral-8x7B's up projection (8 experts, top 2 of 4096 tokens) and a
     # 64-expert layer (top 6 of 4096 tokens, expert width 1408).
     "grouped_gemm": (case_grouped_gemm, [(8, 8192, 14336, 4096), (64, 24576, 1408, 2048)],

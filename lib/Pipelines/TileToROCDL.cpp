@@ -117,6 +117,9 @@ void mlir::tile::buildTileToROCDLPipeline(
   check.deviceLibrary =
       llvm::sys::fs::is_directory(getRocmToolkitPath() + "/amdgcn/bitcode");
   pm.addNestedPass<gpu::GPUModuleOp>(tile::createCheckROCDLLibraryCalls(check));
+  // Inline assembly written for another target (NVPTX's constraints) would
+  // stop LLVM's AMDGPU code generation outside any diagnostic handler.
+  pm.addNestedPass<gpu::GPUModuleOp>(tile::createCheckROCDLInlineAsm());
   // Locations are stripped after the check, so that its errors name the op.
   pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());

@@ -404,6 +404,52 @@ def test_integer_functions(rng):
 
 
 @tile.jit(out_idx=[-1], target=TARGET)
+def reinterprets(N):
+    @T.prim_func
+    def k(X: T.Tensor((N,), T.float32), B: T.Tensor((N,), T.int8),
+          Y: T.Tensor((N, 4), T.float32)):
+        with T.Kernel(1, threads=32) as _:
+            for i in T.Parallel(N):
+                bits = T.reinterpret(X[i], T.uint32)  # TileLang's order
+                # The sign bit cleared: |x|, from its bits; TIR's order.
+                Y[i, 0] = T.reinterpret(T.float32, bits & 0x7FFFFFFF)
+                # An exponent from bits: 2^(e - 127) for e = 127 + i % 8.
+                Y[i, 1] = T.reinterpret(T.uint32(127 + i % 8) << 23, "float32")
+                # A half from 16 bits (sign, exponent, mantissa).
+                h = T.reinterpret(T.uint16(0x3C00 + (i % 4) * 0x100), T.float16)
+                Y[i, 2] = h.astype(T.float32)
+                # A byte read unsigned: same bits, another reading.
+                Y[i, 3] = T.reinterpret(B[i], T.uint8).astype(T.float32)
+    return k
+
+
+def test_reinterpret():
+    x = np.array([1.5, -2.25, 0.0, -0.0, 3e38, -7e-39, 6.0, -1.0, 0.1], np.float32)
+    b = np.array([0, 1, -1, -128, 127, 5, -5, 64, -64], np.int8)
+    y = run(reinterprets(9), x, b)
+    i = np.arange(9)
+    np.testing.assert_array_equal(y[:, 0], np.abs(x))
+    np.testing.assert_array_equal(y[:, 1], 2.0 ** (i % 8))
+    np.testing.assert_array_equal(y[:, 2], 1.0 + (i % 4) * 0.25)
+    np.testing.assert_array_equal(y[:, 3], b.view(np.uint8))
+
+
+def test_reinterpret_errors():
+    def build(body):
+        @T.prim_func
+        def k(X: T.Tensor((4,), T.float32), Y: T.Tensor((4,), T.float32)):
+            with T.Kernel(1, threads=32) as _:
+                for i in T.Parallel(4):
+                    Y[i] = body(X[i])
+        return tile.compile(k, target=TARGET)
+
+    with raises_at("same width: float32 has 32, float16 16"):
+        build(lambda x: T.reinterpret(x, T.float16))
+    with raises_at("takes a typed value"):
+        build(lambda x: T.reinterpret(3, T.float32))
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
 def float_ops(N):
     @T.prim_func
     def k(X: T.Tensor((N,), T.float32), Y: T.Tensor((N, 10), T.float32)):

@@ -484,6 +484,100 @@ def test_unpack_int4_in_int32(rng):
     np.testing.assert_array_equal(run(kernel, packed, scale), ref)
 
 
+def _nibble(packed, i, j):
+    """Element j of row i: the low (j even) or high nibble of byte j // 2."""
+    return (packed[i, j // 2] >> ((j % 2) * 4)) & 0xF
+
+
+def _signed_nibble(packed, i, j):
+    """The nibble as a two's complement int4: moved to the top of a byte,
+    read as int8 and shifted back (arithmetically), as TileLang's w4a8
+    example does."""
+    top = (packed[i, j // 2] << ((1 - j % 2) * 4)).astype(T.uint8)
+    return T.reinterpret(top, T.int8) >> 4
+
+
+def _fp4_e2m1(nibble):
+    """An e2m1 float (sign, 2 exponent bits, 1 mantissa bit) as f16, from
+    bits: sign to bit 15, exponent and mantissa to bits 11..9 make the half
+    2^-14 times the value (subnormal 0.5 included), exactly."""
+    bits = ((nibble & 8) << 12) | ((nibble & 7) << 9)
+    return T.reinterpret(bits.astype(T.uint16), T.float16) * 16384.0
+
+
+@tile.jit(out_idx=[-1], target=TARGET)
+def dequant_gemm(M, N, K, fmt, group=32, block_M=64, block_N=64, block_K=64, threads=128):
+    """C = A W^T with 4-bit weights two a byte (element 2c in the low nibble
+    of byte c), decoded in each K step as users write it: signed int4 and
+    per-group f16 scales ("int4"), unsigned int4 with per-group f16 zero
+    points ("int4_zero_point", w = (q - z) s), fp4 e2m1 with f16 scales
+    ("fp4") or with e8m0 scales, 2^(e - 127) ("mxfp4")."""
+    scale_dtype = T.uint8 if fmt == "mxfp4" else T.float16
+
+    @T.prim_func
+    def kernel(A: T.Tensor((M, K), T.float16), B: T.Tensor((N, K // 2), T.uint8),
+               S: T.Tensor((N, K // group), scale_dtype),
+               Z: T.Tensor((N, K // group), T.float16), C: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_s = T.alloc_shared((block_M, block_K), T.float16)
+            B_s = T.alloc_shared((block_N, block_K // 2), T.uint8)
+            W_s = T.alloc_shared((block_N, block_K), T.float16)
+            acc = T.alloc_fragment((block_M, block_N), T.float32)
+            T.clear(acc)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                T.copy(A[by * block_M, k * block_K], A_s)
+                T.copy(B[bx * block_N, k * block_K // 2], B_s)
+                for i, j in T.Parallel(block_N, block_K):
+                    n, g = bx * block_N + i, (k * block_K + j) // group
+                    if fmt == "int4":
+                        w = _signed_nibble(B_s, i, j).astype(T.float16) * S[n, g]
+                    elif fmt == "int4_zero_point":
+                        w = (_nibble(B_s, i, j).astype(T.float16) - Z[n, g]) * S[n, g]
+                    elif fmt == "fp4":
+                        w = _fp4_e2m1(_nibble(B_s, i, j)) * S[n, g]
+                    else:
+                        scale = T.reinterpret(S[n, g].astype(T.uint32) << 23, T.float32)
+                        w = (_fp4_e2m1(_nibble(B_s, i, j)).astype(T.float32) * scale
+                             ).astype(T.float16)
+                    W_s[i, j] = w
+                T.gemm(A_s, W_s, acc, transpose_B=True)
+            T.copy(acc, C[by * block_M, bx * block_N])
+    return kernel
+
+
+E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6],
+                np.float16)
+
+
+@pytest.mark.parametrize("fmt", ["int4", "int4_zero_point", "fp4", "mxfp4"])
+def test_dequantizing_gemm_formats(rng, fmt):
+    """Each 4-bit format against NumPy's decoding (a table for e2m1), at
+    sizes no multiple of the 64 x 64 x 64 tiles (K = 160: a partial K step,
+    five groups of 32)."""
+    M, N, K, group = (70, 100, 160, 32) if TARGET == "cpu" else (300, 260, 544, 32)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    packed = rng.integers(0, 256, (N, K // 2)).astype(np.uint8)
+    q = np.stack([packed & 0xF, packed >> 4], axis=-1).reshape(N, K).astype(np.int32)
+    if fmt == "mxfp4":
+        s = rng.integers(120, 132, (N, K // group)).astype(np.uint8)
+        scale = np.repeat(np.exp2(s.astype(np.float32) - 127), group, axis=1)
+    else:
+        s = rng.uniform(0.05, 0.5, (N, K // group)).astype(np.float16)
+        scale = np.repeat(s, group, axis=1)
+    z = rng.integers(0, 16, (N, K // group)).astype(np.float16)
+    if fmt == "int4":
+        w = np.where(q >= 8, q - 16, q).astype(np.float16) * scale
+    elif fmt == "int4_zero_point":
+        w = (q.astype(np.float16) - np.repeat(z, group, axis=1)) * scale
+    elif fmt == "fp4":
+        w = E2M1[q] * scale
+    else:
+        w = (E2M1[q].astype(np.float32) * scale).astype(np.float16)
+    ref = a.astype(np.float32) @ w.astype(np.float32).T
+    c = run(dequant_gemm(M, N, K, fmt, group), a, packed, s, z)
+    np.testing.assert_allclose(c, ref, rtol=1e-3, atol=1e-2)
+
+
 @tile.jit(out_idx=[-1], target=TARGET)
 def paged_scores(batch, pages_max, page, D=64, block_H=64):
     @T.prim_func

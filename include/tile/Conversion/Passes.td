@@ -197,8 +197,12 @@ def ConvertInt8ToFloatByBits
     vector of bytes, `(ext(shuffle(bytes)) >> s) & 15` with each shift 0 or
     4 (two weights a byte), become words of nibbles first: per word of
     bytes its low nibbles and its high ones (`and`, `shr`), and one `prmt`
-    per four weights interleaving them as the shuffle orders them. Runs
-    before arith-to-llvm.
+    per four weights interleaving them as the shuffle orders them. Two's
+    complement nibbles unpacked as TileLang's w4a8 example does (moved to
+    a byte's top, read as i8 and shifted right arithmetically by 4) are
+    first rewritten to unsigned ones: `((ext(bytes) >> s) & 15 ^ 8) - 8`,
+    whose `^ 8` the words of nibbles take and whose `- 8` the subtracted
+    float does. Runs before arith-to-llvm.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect",
                            "::mlir::vector::VectorDialect"];
@@ -264,6 +268,23 @@ def CheckROCDLLibraryCalls
     Option<"deviceLibrary", "device-library", "bool", /*default=*/"false",
            "ROCm's device library is linked: allow its hostcall printf">,
   ];
+}
+
+def CheckROCDLInlineAsm
+    : Pass<"tile-check-rocdl-inline-asm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "refuse inline assembly the AMDGPU backend cannot take";
+  let description = [{
+    Runs before the AMD path translates a gpu.module to LLVM IR. An
+    `llvm.inline_asm` whose operand constraints the AMDGPU backend does not
+    know (NVPTX's `l`, `f`, `h`, `d` ... from a kernel written for NVIDIA),
+    a memory operand (`m`, which the backend cannot match), or an immediate
+    constraint (`i`, `n`) on a value that is no constant would stop LLVM's
+    code generation outside any diagnostic handler, ending the process.
+    This pass makes each an error at the op, naming the constraint.
+    Accepted: the register classes `v`, `s`, `a` and `r`, explicit
+    registers (`{v0}`), tied operands (digits), `X`, the immediates `i`,
+    `n`, `I`, `J`, `A`, `B`, `C`, `DA`, `DB` on constants, and clobbers.
+  }];
 }
 
 #endif // TILE_CONVERSION_PASSES_TD

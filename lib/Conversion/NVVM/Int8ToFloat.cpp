@@ -54,12 +54,13 @@ static Value splat(OpBuilder &b, Location loc, Type type, TypedAttr attr) {
   return arith::ConstantOp::create(b, loc, attr);
 }
 
-/// The floats base + u of a vector of bytes (u = x ^ 0x80 when `isSigned`,
-/// else x; base 1024.0 for f16, 2^23 for f32), four bytes (one 32-bit word)
-/// at a time: one `xor` flips the word's sign bits, and each `prmt` places
-/// bytes under the base's high bytes (two f16 or one f32 per result).
+/// The floats base + u of a vector of bytes (u = x ^ flip ^ 0x80 when
+/// `isSigned`, else x ^ flip; base 1024.0 for f16, 2^23 for f32), four
+/// bytes (one 32-bit word) at a time: one `xor` flips the word's sign (and
+/// `flip`'s) bits, and each `prmt` places bytes under the base's high bytes
+/// (two f16 or one f32 per result).
 static Value buildWordwise(OpBuilder &b, Location loc, Value bytes, Type out,
-                           bool isSigned) {
+                           bool isSigned, uint8_t flip = 0) {
   auto type = cast<VectorType>(bytes.getType());
   int64_t words = type.getNumElements() / 4;
   Type i32 = b.getI32Type();
@@ -68,11 +69,12 @@ static Value buildWordwise(OpBuilder &b, Location loc, Value bytes, Type out,
   };
   Value packed =
       vector::BitCastOp::create(b, loc, VectorType::get({words}, i32), bytes);
-  if (isSigned)
-    packed =
-        arith::XOrIOp::create(b, loc, packed,
-                              splat(b, loc, packed.getType(),
-                                    b.getI32IntegerAttr(int32_t(0x80808080u))));
+  uint32_t flips = (isSigned ? 0x80u : 0u) ^ flip;
+  if (flips)
+    packed = arith::XOrIOp::create(
+        b, loc, packed,
+        splat(b, loc, packed.getType(),
+              b.getI32IntegerAttr(int32_t(flips * 0x01010101u))));
   // f16: result bytes {b, 0x64, b', 0x64}, the base's high byte from the
   // second operand (bytes 4-7); f32: {b, 0, 0, 0x4B}.
   bool half = out.isF16();
@@ -256,13 +258,75 @@ static void unpackNibbles(Operation *root) {
   }
 }
 
+/// Two's complement nibbles as users unpack them (TileLang's w4a8 example):
+/// the nibble moved to the top of a byte and shifted back arithmetically,
+/// `sitofp(shrsi(trunci(shli(ext(bytes), s)), 4))` with each s 0 (the high
+/// nibble) or 4 (the low one), become
+/// `sitofp((((ext(bytes) >> (4 - s)) & 15) ^ 8) - 8)`: unsigned nibbles,
+/// which unpackNibbles takes by words, and an offset that the conversion
+/// by bits folds (`^ 8` on the words of nibbles, `- 8` into the float's
+/// constant).
+static void rewriteSignedNibbles(Operation *root) {
+  SmallVector<arith::ShRSIOp> candidates;
+  root->walk([&](arith::ShRSIOp op) { candidates.push_back(op); });
+  for (arith::ShRSIOp op : candidates) {
+    auto type = dyn_cast<VectorType>(op.getType());
+    std::optional<SmallVector<int64_t>> right = getConstants(op.getRhs());
+    if (!type || !type.getElementType().isInteger(8) || !right ||
+        llvm::any_of(*right, [](int64_t v) { return v != 4; }) ||
+        !llvm::all_of(op->getUsers(), llvm::IsaPred<arith::SIToFPOp>))
+      continue;
+    auto trunc = op.getLhs().getDefiningOp<arith::TruncIOp>();
+    auto shl = trunc ? trunc.getIn().getDefiningOp<arith::ShLIOp>() : nullptr;
+    std::optional<SmallVector<int64_t>> left =
+        shl ? getConstants(shl.getRhs()) : std::nullopt;
+    if (!left ||
+        llvm::any_of(*left, [](int64_t v) { return v != 0 && v != 4; }))
+      continue;
+    Operation *ext = shl.getLhs().getDefiningOp();
+    if (!isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(ext) ||
+        !getElementTypeOrSelf(ext->getOperand(0).getType()).isInteger(8))
+      continue;
+    auto wide = cast<VectorType>(shl.getType());
+    Type element = wide.getElementType();
+    if (left->size() == 1)
+      left->assign(wide.getNumElements(), left->front());
+    SmallVector<Attribute> amounts;
+    for (int64_t v : *left)
+      amounts.push_back(IntegerAttr::get(element, 4 - v));
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto constant = [&](int64_t v) {
+      return splat(b, loc, wide, IntegerAttr::get(element, v));
+    };
+    Value nibble = arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(
+            b, loc, shl.getLhs(),
+            arith::ConstantOp::create(b, loc,
+                                      DenseElementsAttr::get(wide, amounts))),
+        constant(15));
+    Value value = arith::SubIOp::create(
+        b, loc, arith::XOrIOp::create(b, loc, nibble, constant(8)),
+        constant(8));
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
+      OpBuilder at(user);
+      auto converted = arith::SIToFPOp::create(
+          at, user->getLoc(), user->getResult(0).getType(), value);
+      user->getResult(0).replaceAllUsesWith(converted.getResult());
+      user->erase();
+    }
+  }
+}
+
 /// `in`, an integer converted to a float by `convert`, as `ext(bytes) - c`
-/// (or `ext(bytes)`) for a vector of bytes that whole words hold: the
-/// conversion is then the bytes' floats by words minus one constant. The
-/// float base + u (u the byte, its sign flipped when signed) minus
-/// base + 128 (signed) + c is x - c exactly where |c| <= 128: both are
-/// integers below 2048 within a factor of two. uitofp only of unsigned
-/// bytes without c (its input must not be negative).
+/// or `(ext(bytes) ^ k) - c` (either without `- c`) for a vector of bytes
+/// that whole words hold and 0 <= k < 128: the conversion is then the
+/// bytes' floats by words minus one constant. The float base + u (u the
+/// byte ^ k, its sign flipped when signed) minus base + 128 (signed) + c is
+/// x - c exactly where |c| <= 128: both are integers below 2048 within a
+/// factor of two. uitofp only of unsigned bytes without c (its input must
+/// not be negative).
 static bool convertBytesMinusConstant(Operation *convert, Value in) {
   Type resultType = convert->getResult(0).getType();
   Type out = getElementTypeOrSelf(resultType);
@@ -277,6 +341,16 @@ static bool convertBytesMinusConstant(Operation *convert, Value in) {
     c = values->front();
     in = sub.getLhs();
   }
+  int64_t flip = 0;
+  if (auto xorOp = in.getDefiningOp<arith::XOrIOp>()) {
+    std::optional<SmallVector<int64_t>> values = getConstants(xorOp.getRhs());
+    if (!values || llvm::any_of(*values, [&](int64_t v) {
+          return v != values->front() || v < 0 || v >= 128;
+        }))
+      return false;
+    flip = values->front();
+    in = xorOp.getLhs();
+  }
   Operation *ext = in.getDefiningOp();
   if (!isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(ext))
     return false;
@@ -289,7 +363,7 @@ static bool convertBytesMinusConstant(Operation *convert, Value in) {
     return false;
   OpBuilder b(convert);
   Location loc = convert->getLoc();
-  Value value = buildWordwise(b, loc, bytes, out, isSigned);
+  Value value = buildWordwise(b, loc, bytes, out, isSigned, flip);
   double base = (out.isF16() ? 1024.0 : 8388608.0) + (isSigned ? 128 : 0);
   Value converted = arith::SubFOp::create(
       b, loc, value, splat(b, loc, resultType, b.getFloatAttr(out, base + c)));
@@ -368,6 +442,7 @@ static void convertNarrowRanges(Operation *root) {
 struct ConvertInt8ToFloatByBits
     : tile::impl::ConvertInt8ToFloatByBitsBase<ConvertInt8ToFloatByBits> {
   void runOnOperation() override {
+    rewriteSignedNibbles(getOperation());
     unpackNibbles(getOperation());
     convertNarrowRanges(getOperation());
     RewritePatternSet patterns(&getContext());

@@ -35,7 +35,7 @@ from .atomic import (atomic_add, atomic_addx2, atomic_addx4, atomic_load,  # noq
 from .tir import (Cast, Select, bitwise_and, bitwise_not, bitwise_or,  # noqa: F401
                   bitwise_xor, clamp, exp10, floordiv, floormod, index_to_coordinates,
                   isfinite, isinf, isnan, likely, max_value, min_value, nearbyint,
-                  rint, round, shift_left, shift_right, sigmoid, trunc, truncdiv,
+                  reinterpret, rint, round, shift_left, shift_right, sigmoid, trunc, truncdiv,
                   truncmod)
 from .values import cast  # noqa: F401
 from . import fp8  # noqa: F401

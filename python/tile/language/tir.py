@@ -87,6 +87,35 @@ def Select(cond, then_value, else_value):  # noqa: N802 - TIR's name
     return select(cond, then_value, else_value)
 
 
+def _is_dtype(x):
+    return isinstance(x, str) or str(x).startswith("torch.")
+
+
+def reinterpret(value, dtype):
+    """``T.reinterpret(x, dtype)``: the bits of `x` read as `dtype`, of the
+    same width (``T.reinterpret(bits, T.float16)`` builds a half from its
+    bits). TIR's older order, ``T.reinterpret(dtype, x)``, works too."""
+    if _is_dtype(value) and not _is_dtype(dtype):
+        value, dtype = dtype, value
+    d = dt.as_dtype(dtype)
+    v = operand(value)
+    if not isinstance(v, Value):
+        raise error(f"T.reinterpret takes a typed value (e.g. "
+                    f"T.uint16({v!r})), not the Python number {v!r}")
+    s = v.dtype
+    if dt.index in (s, d) or dt.bool_ in (s, d):
+        raise error(f"T.reinterpret cannot read {s} as {d}: index and bool "
+                    f"have no fixed bits")
+    if s.bits != d.bits:
+        raise error(f"T.reinterpret reads bits as a type of the same width: "
+                    f"{s} has {s.bits}, {d} {d.bits}")
+    if s.ir == d.ir:  # int8 <-> uint8: the same bits, another reading
+        return Value(v.name, d, v.region)
+    r, _ = current_builder().emit(
+        f"{{result}} = arith.bitcast {v.name} : {s.ir} to {d.ir}", d, "v")
+    return r
+
+
 def likely(cond):
     """``T.likely(c)``: `c` (a hint TileLang passes to its code generator)."""
     return cond

@@ -196,4 +196,35 @@ gpu.module @nibbles {
     %z = arith.uitofp %du : vector<4xi32> to vector<4xf16>
     return %y, %z : vector<4xf16>, vector<4xf16>
   }
+  // Two's complement nibbles as TileLang's w4a8 example unpacks them: the
+  // low nibble shifted to the byte's top (by 4, the high one by 0), read
+  // as i8, shifted back arithmetically. They become the unsigned nibbles
+  // by words (as @w4), each word xor 0x08080808 (x ^ 8: the nibble's sign
+  // flipped), converted by words minus 1024 + 8: (x ^ 8) - 8 is the signed
+  // value. No shift or conversion per element is left.
+  // CHECK-LABEL: func.func @signed_nibbles
+  // CHECK-DAG: %[[BASE:.*]] = arith.constant dense<1.032000e+03> : vector<8xf16>
+  // CHECK-DAG: %[[FLIP:.*]] = arith.constant dense<134744072> : vector<2xi32>
+  // CHECK-DAG: %[[S0:.*]] = arith.constant 20800 : i32
+  // CHECK: arith.andi
+  // CHECK: arith.shrui
+  // CHECK: arith.andi
+  // CHECK: nvvm.prmt <default> %[[S0]]
+  // CHECK: arith.xori %{{.*}}, %[[FLIP]] : vector<2xi32>
+  // CHECK: %[[F:.*]] = vector.bitcast %{{.*}} : vector<4xi32> to vector<8xf16>
+  // CHECK: %[[R:.*]] = arith.subf %[[F]], %[[BASE]] : vector<8xf16>
+  // CHECK-NOT: arith.sitofp
+  // CHECK-NOT: arith.shrsi
+  // CHECK: return %[[R]]
+  func.func @signed_nibbles(%b: vector<4xi8>) -> vector<8xf16> {
+    %shifts = arith.constant dense<[4, 0, 4, 0, 4, 0, 4, 0]> : vector<8xi32>
+    %four = arith.constant dense<4> : vector<8xi8>
+    %r = vector.shuffle %b, %b [0, 0, 1, 1, 2, 2, 3, 3] : vector<4xi8>, vector<4xi8>
+    %e = arith.extui %r : vector<8xi8> to vector<8xi32>
+    %s = arith.shli %e, %shifts : vector<8xi32>
+    %t = arith.trunci %s : vector<8xi32> to vector<8xi8>
+    %q = arith.shrsi %t, %four : vector<8xi8>
+    %y = arith.sitofp %q : vector<8xi8> to vector<8xf16>
+    return %y : vector<8xf16>
+  }
 }

@@ -37,9 +37,6 @@ static constexpr int64_t kTargetN = 256;
 /// The gemm M a merge aims at: two warpgroups' m64 rows, as the bench's
 /// GEMM templates have.
 static constexpr int64_t kTargetM = 128;
-/// Shared memory a kernel keeps beside its buffers: mbarriers, reduction
-/// and layout-conversion scratch.
-static constexpr int64_t kSharedReserve = 8 * 1024;
 
 namespace {
 /// How a kernel's blocks merge along one grid dim. Each buffer the body
@@ -334,15 +331,6 @@ static Type widenType(Value buffer, unsigned dim, int64_t factor) {
   return type.cloneWith(shape, type.getElementType());
 }
 
-/// The pipelined loop that copies into `alloc`, if any.
-static PipelinedOp getFillingLoop(AllocSharedOp alloc) {
-  for (Operation *user : alloc->getUsers())
-    if (auto copy = dyn_cast<CopyOp>(user); copy && copy.getDest() == alloc)
-      if (auto loop = dyn_cast<PipelinedOp>(copy->getParentOp()))
-        return loop;
-  return {};
-}
-
 /// The shared memory `kernel`'s buffers take, each times its loop's stages
 /// (`stages` for the gemm's loop), with `plan`'s buffers `factor` times as
 /// wide.
@@ -447,7 +435,7 @@ static bool fits(KernelOp kernel, const BlockMergePlan &plan, int64_t factor,
   if (llvm::divideCeilSigned(registers, threads) >
       target.registersPerThread * 3 / 4)
     return false;
-  int64_t budget = target.sharedMemoryBytes - kSharedReserve;
+  int64_t budget = target.sharedMemoryBytes - kSharedMemoryReserve;
   while (stages > 2 && getSharedBytes(kernel, plan, factor, stages) > budget)
     --stages;
   return getSharedBytes(kernel, plan, factor, stages) <= budget;

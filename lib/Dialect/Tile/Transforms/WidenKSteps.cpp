@@ -32,9 +32,6 @@ using namespace mlir::tile;
 
 /// Most iterations merged into one.
 static constexpr int64_t kMaxFactor = 4;
-/// Shared memory a kernel keeps beside its buffers: mbarriers, reduction
-/// and layout-conversion scratch.
-static constexpr int64_t kSharedReserve = 8 * 1024;
 
 namespace {
 /// A shared buffer the merged loop widens along `dim`, `width` wide there
@@ -243,13 +240,18 @@ static FailureOr<KStepPlan> matchLoop(PipelinedOp loop, int64_t bytes) {
   return plan;
 }
 
-/// The stages of the pipelined loop that fills `alloc`, 1 when none does.
-static int64_t getStages(AllocSharedOp alloc) {
+PipelinedOp mlir::tile::getFillingLoop(AllocSharedOp alloc) {
   for (Operation *user : alloc->getUsers())
     if (auto copy = dyn_cast<CopyOp>(user); copy && copy.getDest() == alloc)
       if (auto loop = dyn_cast<PipelinedOp>(copy->getParentOp()))
-        return std::max<int64_t>(1, loop.getNumStages());
-  return 1;
+        return loop;
+  return {};
+}
+
+/// The stages of the pipelined loop that fills `alloc`, 1 when none does.
+static int64_t getStages(AllocSharedOp alloc) {
+  PipelinedOp loop = getFillingLoop(alloc);
+  return loop ? std::max<int64_t>(1, loop.getNumStages()) : 1;
 }
 
 /// The shared memory `kernel`'s buffers take, each times its loop's stages,
@@ -350,7 +352,7 @@ struct TileWidenKStepsPass
         const TargetInfo &info = target.getInfo();
         if (!info.hasWgmma())
           return;
-        sharedBytes = info.sharedMemoryBytes - kSharedReserve;
+        sharedBytes = info.sharedMemoryBytes - kSharedMemoryReserve;
       }
       SmallVector<PipelinedOp> loops;
       kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });

@@ -40,6 +40,15 @@ int64_t
 getFragmentRegisters(KernelOp kernel,
                      llvm::function_ref<int64_t(FragmentOp)> scale = nullptr);
 
+/// Shared memory a kernel keeps beside its buffers (mbarriers, reduction and
+/// layout-conversion scratch): what passes that grow shared buffers leave
+/// free of the chip's.
+constexpr int64_t kSharedMemoryReserve = 8 * 1024;
+
+/// The pipelined loop whose copies fill `alloc`, if any (its stages are the
+/// buffer's copies in shared memory).
+PipelinedOp getFillingLoop(AllocSharedOp alloc);
+
 /// Merges neighbouring blocks of `kernel`'s grid into blocks with a tile
 /// wide enough for the widest wgmma, and 128 rows high where it had 64 (see
 /// the tile-merge-blocks pass), where
