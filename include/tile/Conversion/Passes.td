@@ -202,7 +202,13 @@ def ConvertInt8ToFloatByBits
     a byte's top, read as i8 and shifted right arithmetically by 4) are
     first rewritten to unsigned ones: `((ext(bytes) >> s) & 15 ^ 8) - 8`,
     whose `^ 8` the words of nibbles take and whose `- 8` the subtracted
-    float does. Runs before arith-to-llvm.
+    float does. Bit logic on widened bytes that ends truncated to 16 bits
+    (`and`, `or`, `xor` with constants or each other, `shl` by constants:
+    an fp4 e2m1 weight's bits placed in a half's, `((q & 8) << 12) |
+    ((q & 7) << 9)`) runs two 16-bit lanes a 32-bit word: a `prmt` spreads
+    each pair of bytes into a word's halves, constants hold their value in
+    both, and a shift that could carry from the low half into the high one
+    is masked after. Runs before arith-to-llvm.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect",
                            "::mlir::vector::VectorDialect"];

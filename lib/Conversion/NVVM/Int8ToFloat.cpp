@@ -372,6 +372,163 @@ static bool convertBytesMinusConstant(Operation *convert, Value in) {
   return true;
 }
 
+namespace {
+/// Bit logic on widened bytes that ends in 16-bit lanes, computed two lanes
+/// a 32-bit word (see packHalfLanes).
+class HalfLanes {
+public:
+  /// The largest number of low bits `value` (an i32 vector of the DAG) may
+  /// have set; nullopt where it is not an op of the DAG.
+  std::optional<int64_t> bits(Value value) {
+    auto it = widths.find(value);
+    if (it != widths.end())
+      return it->second;
+    std::optional<int64_t> width = compute(value);
+    if (width)
+      widths[value] = *width;
+    return width;
+  }
+
+  /// `value` as words of two lanes, built at `b`'s insertion point.
+  Value build(OpBuilder &b, Value value) {
+    if (Value built = words.lookup(value))
+      return built;
+    Location loc = value.getLoc();
+    Operation *op = value.getDefiningOp();
+    Value result;
+    if (auto ext = dyn_cast<arith::ExtUIOp>(op)) {
+      // Bytes b0 b1 b2 b3 of each word: (b0, b1) and (b2, b3) zero-extended
+      // into the lanes of two words.
+      Value bytes = ext.getIn();
+      int64_t count = cast<VectorType>(bytes.getType()).getNumElements();
+      Value packed = vector::BitCastOp::create(
+          b, loc, VectorType::get({count / 4}, b.getI32Type()), bytes);
+      Value zero = constant(b, loc, 0);
+      SmallVector<Value> results;
+      for (int64_t w = 0; w < count / 4; ++w) {
+        Value word = vector::ExtractOp::create(b, loc, packed, w);
+        for (int64_t selector : {0x4140, 0x4342})
+          results.push_back(NVVM::PermuteOp::create(
+              b, loc, b.getI32Type(), word, zero, constant(b, loc, selector),
+              NVVM::PermuteMode::DEFAULT));
+      }
+      result = vector::FromElementsOp::create(
+          b, loc, VectorType::get({count / 2}, b.getI32Type()), results);
+    } else if (auto shl = dyn_cast<arith::ShLIOp>(op)) {
+      int64_t amount = *splatValue(shl.getRhs());
+      Value in = build(b, shl.getLhs());
+      result = arith::ShLIOp::create(b, loc, in,
+                                     splatWords(b, loc, in, amount,
+                                                /*both=*/false));
+      // The low lane's bits shifted past 16 would land in the high lane.
+      if (*bits(shl.getLhs()) + amount > 16)
+        result = arith::AndIOp::create(
+            b, loc, result,
+            splatWords(b, loc, in,
+                       int64_t(~(((uint32_t(1) << amount) - 1) << 16)),
+                       /*both=*/false));
+    } else {
+      Value lhs = build(b, op->getOperand(0));
+      std::optional<int64_t> c = splatValue(op->getOperand(1));
+      Value rhs = c ? splatWords(b, loc, lhs, *c & 0xFFFF, /*both=*/true)
+                    : build(b, op->getOperand(1));
+      OperationState state(loc, op->getName(), ValueRange{lhs, rhs},
+                           TypeRange{lhs.getType()});
+      result = b.create(state)->getResult(0);
+    }
+    words[value] = result;
+    return result;
+  }
+
+private:
+  static Value constant(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
+  }
+  /// `v` in every word (`both`: in both lanes of every word).
+  static Value splatWords(OpBuilder &b, Location loc, Value like, int64_t v,
+                          bool both) {
+    uint32_t word = both ? uint32_t(v) | (uint32_t(v) << 16) : uint32_t(v);
+    return splat(b, loc, like.getType(), b.getI32IntegerAttr(int32_t(word)));
+  }
+  static std::optional<int64_t> splatValue(Value value) {
+    std::optional<SmallVector<int64_t>> values = getConstants(value);
+    if (!values ||
+        llvm::any_of(*values, [&](int64_t v) { return v != values->front(); }))
+      return std::nullopt;
+    return values->front();
+  }
+
+  std::optional<int64_t> compute(Value value) {
+    auto type = dyn_cast<VectorType>(value.getType());
+    Operation *op = value.getDefiningOp();
+    if (!op || !type || type.getRank() != 1 ||
+        !type.getElementType().isInteger(32) || type.getNumElements() % 4)
+      return std::nullopt;
+    if (auto ext = dyn_cast<arith::ExtUIOp>(op))
+      return getElementTypeOrSelf(ext.getIn().getType()).isInteger(8)
+                 ? std::optional<int64_t>(8)
+                 : std::nullopt;
+    if (auto shl = dyn_cast<arith::ShLIOp>(op)) {
+      std::optional<int64_t> amount = splatValue(shl.getRhs());
+      std::optional<int64_t> in = bits(shl.getLhs());
+      if (!amount || *amount < 0 || *amount >= 16 || !in)
+        return std::nullopt;
+      return std::min<int64_t>(16, *in + *amount);
+    }
+    if (!isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op))
+      return std::nullopt;
+    std::optional<int64_t> lhs = bits(op->getOperand(0));
+    if (!lhs)
+      return std::nullopt;
+    std::optional<int64_t> c = splatValue(op->getOperand(1));
+    std::optional<int64_t> rhs =
+        c ? std::optional<int64_t>(
+                *c < 0 ? 16 : std::min<int64_t>(16, llvm::Log2_64(*c) + 1))
+          : bits(op->getOperand(1));
+    if (c && *c == 0)
+      rhs = 0;
+    if (!rhs)
+      return std::nullopt;
+    return isa<arith::AndIOp>(op) ? std::min(*lhs, *rhs) : std::max(*lhs, *rhs);
+  }
+
+  DenseMap<Value, int64_t> widths;
+  DenseMap<Value, Value> words;
+};
+} // namespace
+
+/// Bit logic on bytes widened to 32-bit lanes and truncated to 16 bits (an
+/// fp4 e2m1 weight's bits placed in a half's: `((q & 8) << 12) |
+/// ((q & 7) << 9)` of the nibbles unpackNibbles gives), computed two lanes
+/// a word: one `prmt` spreads each pair of bytes into a word's 16-bit
+/// halves, and each `and`, `or`, `xor` (its constant in both halves) and
+/// `shl` (masked where the low half's bits could cross into the high one)
+/// then does two elements' work; the truncation is a bitcast of the words.
+/// Only the low 16 bits of each lane reach the truncation, and these ops'
+/// low 16 bits depend only on their operands' low 16 bits.
+static void packHalfLanes(Operation *root) {
+  SmallVector<arith::TruncIOp> truncs;
+  root->walk([&](arith::TruncIOp op) {
+    auto type = dyn_cast<VectorType>(op.getType());
+    if (type && type.getElementType().isInteger(16))
+      truncs.push_back(op);
+  });
+  for (arith::TruncIOp op : truncs) {
+    // Words built for one truncation are not reused by another, which they
+    // need not dominate.
+    HalfLanes lanes;
+    Operation *def = op.getIn().getDefiningOp();
+    // A lone widened byte is the ordinary conversion's to handle.
+    if (isa_and_nonnull<arith::ExtUIOp>(def) || !lanes.bits(op.getIn()))
+      continue;
+    OpBuilder b(op);
+    Value words = lanes.build(b, op.getIn());
+    op.getResult().replaceAllUsesWith(
+        vector::BitCastOp::create(b, op.getLoc(), op.getType(), words));
+    op.erase();
+  }
+}
+
 /// Wider integers whose range the integer range analysis bounds (a nibble
 /// unpacked with shifts and masks, minus its zero point) convert the same
 /// way, one element per 32-bit word: with `bias` half the mantissa's range
@@ -444,6 +601,7 @@ struct ConvertInt8ToFloatByBits
   void runOnOperation() override {
     rewriteSignedNibbles(getOperation());
     unpackNibbles(getOperation());
+    packHalfLanes(getOperation());
     convertNarrowRanges(getOperation());
     RewritePatternSet patterns(&getContext());
     patterns.add<Int8ToFloat<arith::SIToFPOp, true>,

@@ -227,4 +227,57 @@ gpu.module @nibbles {
     %y = arith.sitofp %q : vector<8xi8> to vector<8xf16>
     return %y : vector<8xf16>
   }
+  // fp4 e2m1 nibbles placed in halves' bits, ((q & 8) << 12) | ((q & 7) <<
+  // 9), truncated to 16 bits: two lanes a word. A prmt spreads each pair of
+  // bytes into a word's halves (0x4140: b0, 0, b1, 0), the masks hold their
+  // constant in both halves (8 | 8 << 16 = 524296, 7 | 7 << 16 = 458759),
+  // and no shift can carry into the high half (q & 8 has 4 bits, << 12: 16).
+  // CHECK-LABEL: func.func @fp4_bits
+  // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i32
+  // CHECK-DAG: %[[S0:.*]] = arith.constant 16704 : i32
+  // CHECK-DAG: %[[S1:.*]] = arith.constant 17218 : i32
+  // CHECK-DAG: %[[EIGHT:.*]] = arith.constant dense<524296> : vector<4xi32>
+  // CHECK-DAG: %[[SEVEN:.*]] = arith.constant dense<458759> : vector<4xi32>
+  // CHECK: nvvm.prmt <default> %[[S0]], %{{.*}}, %[[ZERO]]
+  // CHECK: nvvm.prmt <default> %[[S1]], %{{.*}}, %[[ZERO]]
+  // CHECK: %[[W:.*]] = vector.from_elements {{.*}} : vector<4xi32>
+  // CHECK: %[[A:.*]] = arith.andi %[[W]], %[[EIGHT]] : vector<4xi32>
+  // CHECK: %[[SA:.*]] = arith.shli %[[A]], %{{.*}} : vector<4xi32>
+  // CHECK: %[[B:.*]] = arith.andi %[[W]], %[[SEVEN]] : vector<4xi32>
+  // CHECK: %[[SB:.*]] = arith.shli %[[B]], %{{.*}} : vector<4xi32>
+  // CHECK: %[[O:.*]] = arith.ori %[[SA]], %[[SB]] : vector<4xi32>
+  // CHECK: %[[H:.*]] = vector.bitcast %[[O]] : vector<4xi32> to vector<8xi16>
+  // CHECK: arith.bitcast %[[H]] : vector<8xi16> to vector<8xf16>
+  // CHECK-NOT: arith.trunci
+  func.func @fp4_bits(%q: vector<8xi8>) -> vector<8xf16> {
+    %eight = arith.constant dense<8> : vector<8xi32>
+    %seven = arith.constant dense<7> : vector<8xi32>
+    %twelve = arith.constant dense<12> : vector<8xi32>
+    %nine = arith.constant dense<9> : vector<8xi32>
+    %e = arith.extui %q : vector<8xi8> to vector<8xi32>
+    %s = arith.andi %e, %eight : vector<8xi32>
+    %ss = arith.shli %s, %twelve : vector<8xi32>
+    %m = arith.andi %e, %seven : vector<8xi32>
+    %ms = arith.shli %m, %nine : vector<8xi32>
+    %bits = arith.ori %ss, %ms : vector<8xi32>
+    %t = arith.trunci %bits : vector<8xi32> to vector<8xi16>
+    %h = arith.bitcast %t : vector<8xi16> to vector<8xf16>
+    return %h : vector<8xf16>
+  }
+  // A shift whose low half could carry into the high one is masked after
+  // (bytes << 12 reach bit 19: bits 16..27 of the word cleared, ~0x0FFF0000
+  // = -268369921).
+  // CHECK-LABEL: func.func @carry_masked
+  // CHECK: arith.shli
+  // CHECK: arith.andi %{{.*}}, %{{.*}} : vector<2xi32>
+  // CHECK: vector.bitcast %{{.*}} : vector<2xi32> to vector<4xi16>
+  func.func @carry_masked(%q: vector<4xi8>) -> vector<4xi16> {
+    %twelve = arith.constant dense<12> : vector<4xi32>
+    %one = arith.constant dense<1> : vector<4xi32>
+    %e = arith.extui %q : vector<4xi8> to vector<4xi32>
+    %s = arith.shli %e, %twelve : vector<4xi32>
+    %o = arith.ori %s, %one : vector<4xi32>
+    %t = arith.trunci %o : vector<4xi32> to vector<4xi16>
+    return %t : vector<4xi16>
+  }
 }
