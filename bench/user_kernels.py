@@ -20,6 +20,20 @@ ones such a user picks, not tuned for tile:
                   torch: A.t() @ B (cuBLAS on the transposed view).
   gemm_nt         C = A B^T with B stored N x K (`transpose_B=True`), the
                   same tiles. torch: A @ B.t().
+  decode          a decoding step's GEMM, C = A W^T with M = 1, 4, 16 or 64
+                  rows and N x K weights (4096 / 11008 / 14336), f16: the
+                  gemm_nt kernel at the tiles such a user picks for few rows
+                  (64 x 32 x 256, 128 threads, 4 stages: rows past M are
+                  outside A and C, and N / 32 blocks stream the weights).
+                  Memory-bound: reported also in GB/s of A, W and C read or
+                  written once. torch: A @ W.t().
+  decode_w8a16, decode_w4a16
+                  w8a16 and w4a16 at 64 x 32 x 128 tiles, 4 stages, for
+                  M = 1, 16, 64 (N = K = 4096) and 16 x 14336 x 4096, in
+                  GB/s too; torch: dequantize then matmul,
+                  torch._weight_int8pack_mm / _weight_int4pack_mm (made for
+                  few rows), and cuBLAS on f16 weights (what the quantized
+                  weights replace).
   bmm             batched C[b] = A[b] B[b] over 3-d tensors, the grid's
                   third dim the batch, copies of `A[bz, by * 128, k * 32]`;
                   128 x 128 x 32, 128 threads, 3 stages; 16 x 2048^3.
@@ -520,8 +534,8 @@ class Case:
     (label, fn, ref_check) counterparts, `ref_check` None or the tolerance of
     a check of that counterpart's output against `ref()`."""
 
-    def __init__(self, flops, config, build, run, ref, torch=()):
-        self.flops, self.config = flops, config
+    def __init__(self, flops, config, build, run, ref, torch=(), bytes=None):
+        self.flops, self.config, self.bytes = flops, config, bytes
         self.build, self.run, self.ref = build, run, ref
         self.torch = list(torch)
 
@@ -562,6 +576,17 @@ def case_gemm_nt(X, M, N, K):
                 lambda: X.f32(A) @ X.transpose(X.f32(B)), torch)
 
 
+def case_decode(X, M, N, K):
+    """A decoding step's GEMM: a few rows of activations times an N x K weight
+    matrix, memory-bound (the weights are read once)."""
+    A, W = X.randn(M, K), X.randn(N, K)
+    cfg = dict(block_M=64, block_N=32, block_K=256, threads=128, num_stages=4)
+    torch = [("torch A @ W.t()", lambda: A @ W.t(), None)] if hasattr(X, "torch") else []
+    return Case(2 * M * N * K, cfg, lambda: gemm_nt(M, N, K, **cfg), lambda k: k(A, W),
+                lambda: X.f32(A) @ X.transpose(X.f32(W)), torch,
+                bytes=2 * (M * K + N * K + M * N))
+
+
 def case_bmm(X, batch, M, N, K):
     A, B = X.randn(batch, M, K), X.randn(batch, K, N)
     cfg = dict(block_M=128, block_N=128, block_K=32, threads=128, num_stages=3)
@@ -595,11 +620,12 @@ def case_splitk(X, M, N, K, split_k):
     return Case(2 * M * N * K, cfg, build, run, lambda: X.f32(A) @ X.f32(B), torch)
 
 
-def case_w8a16(X, M, N, K):
+def case_w8a16(X, M, N, K, cfg=None):
     A = X.randn(M, K)
     B = X.randint(-128, 128, N, K, dtype="int8")
     scale = X.uniform(0.005, 0.025, N)
-    cfg = dict(block_M=128, block_N=128, block_K=32, threads=128, num_stages=2)
+    decoding = cfg is not None
+    cfg = cfg or dict(block_M=128, block_N=128, block_K=32, threads=128, num_stages=2)
 
     def dequant():
         return X.f16(B) * scale[:, None]
@@ -611,18 +637,22 @@ def case_w8a16(X, M, N, K):
         if hasattr(t, "_weight_int8pack_mm"):
             torch.append(("torch._weight_int8pack_mm",
                           lambda: t._weight_int8pack_mm(A, B, scale), 1e-2))
+    if decoding and hasattr(X, "torch"):  # the f16 GEMM the quantized weights replace
+        W = X.f16(dequant())
+        torch.append(("cuBLAS A @ W.t(), f16 weights", lambda: A @ W.t(), None))
     return Case(2 * M * N * K, cfg, lambda: w8a16(M, N, K, **cfg),
                 lambda k: k(A, B, scale), lambda: X.f32(A) @ X.transpose(X.f32(dequant())),
-                torch)
+                torch, bytes=2 * M * K + N * K + 2 * N + 2 * M * N if decoding else None)
 
 
-def case_w4a16(X, M, N, K, group_size=128):
+def case_w4a16(X, M, N, K, group_size=128, cfg=None):
     assert K % group_size == 0 and K % 2 == 0
     A = X.randn(M, K)
     q = X.randint(0, 16, N, K, dtype="uint8")            # unsigned 4-bit, zero point 8
     B = X.as_int8(q[:, 0::2] | (q[:, 1::2] << 4))        # element 2c: low nibble of byte c
     scale = X.uniform(0.1, 0.3, N, K // group_size)
-    cfg = dict(block_M=128, block_N=128, block_K=32, threads=128, num_stages=2,
+    decoding = cfg is not None
+    cfg = dict(cfg or dict(block_M=128, block_N=128, block_K=32, threads=128, num_stages=2),
                group_size=group_size)
 
     def dequant():
@@ -639,9 +669,14 @@ def case_w4a16(X, M, N, K, group_size=128):
         int4 = _int4pack_counterpart(t, A, q, scale, group_size)
         if int4 is not None:
             torch.append(int4)
+        if decoding:  # the f16 GEMM the quantized weights replace
+            W = X.f16(dequant())
+            torch.append(("cuBLAS A @ W.t(), f16 weights", lambda: A @ W.t(), None))
     return Case(2 * M * N * K, cfg, lambda: w4a16(M, N, K, **cfg),
                 lambda k: k(A, B, scale),
-                lambda: X.f32(A) @ X.transpose(X.f32(dequant())), torch)
+                lambda: X.f32(A) @ X.transpose(X.f32(dequant())), torch,
+                bytes=(2 * M * K + N * K // 2 + 2 * N * (K // group_size) + 2 * M * N
+                       if decoding else None))
 
 
 E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0)
@@ -757,6 +792,9 @@ def case_grouped_gemm(X, G, rows, N, K):
 
 
 # name -> (case function, GPU shapes, CPU shapes)
+# The dequantizing GEMMs at the tiles a user picks for a few rows.
+DECODE_DEQUANT = dict(block_M=64, block_N=32, block_K=128, threads=128, num_stages=4)
+
 CASES = {
     "gemm": (case_gemm, [(4096, 4096, 4096), (8192, 8192, 8192)],
              [(200, 136, 96), (256, 128, 192)]),
@@ -764,6 +802,15 @@ CASES = {
                        [(200, 136, 96), (256, 128, 192)]),
     "gemm_tn": (case_gemm_tn, [(4096, 4096, 4096)], [(200, 136, 96), (128, 256, 64)]),
     "gemm_nt": (case_gemm_nt, [(4096, 4096, 4096)], [(200, 136, 96), (128, 256, 64)]),
+    "decode": (case_decode, [(m, n, k) for m in (1, 4, 16, 64)
+                             for n, k in ((4096, 4096), (11008, 4096), (4096, 11008), (14336, 4096))],
+               [(1, 136, 384), (5, 100, 300), (64, 96, 256)]),
+    "decode_w8a16": (lambda X, M, N, K: case_w8a16(X, M, N, K, cfg=DECODE_DEQUANT),
+                     [(m, 4096, 4096) for m in (1, 16, 64)] + [(16, 14336, 4096)],
+                     [(1, 136, 384), (5, 100, 256)]),
+    "decode_w4a16": (lambda X, M, N, K: case_w4a16(X, M, N, K, cfg=DECODE_DEQUANT),
+                     [(m, 4096, 4096) for m in (1, 16, 64)] + [(16, 14336, 4096)],
+                     [(1, 136, 384), (5, 100, 256)]),
     "bmm": (case_bmm, [(16, 2048, 2048, 2048)], [(3, 200, 136, 96), (2, 128, 256, 64)]),
     "splitk": (case_splitk, [(512, 512, 16384, 8)], [(200, 136, 2048, 8), (256, 256, 1024, 4)]),
     "w8a16": (case_w8a16, [(4096, 4096, 4096)], [(200, 136, 100), (128, 256, 256)]),
@@ -836,6 +883,8 @@ def run_case(name, fn, shape, X, timing, args):
     try:
         ms = bench(lambda: case.run(kernel))
         base.update(tile_ms=ms, tile_tflops=tflops(ms))
+        if case.bytes:
+            base["tile_gbs"] = case.bytes / (ms * 1e-3) / 1e9
     except Exception as e:
         return [dict(base, status="timing: " + first_line(e))]
     rows = []
@@ -854,6 +903,8 @@ def run_case(name, fn, shape, X, timing, args):
                     continue
             tms = bench(f)
             row.update(torch_ms=tms, torch_tflops=tflops(tms), ratio=tms / base["tile_ms"])
+            if case.bytes:
+                row["torch_gbs"] = case.bytes / (tms * 1e-3) / 1e9
         except Exception as e:
             row["torch"] = f"{label}: {first_line(e)}"
         rows.append(row)
@@ -884,21 +935,28 @@ def markdown(results):
         lines += ["| kernel | shape | check | max error | compile s |",
                   "| --- | --- | --- | --- | --- |"]
     fmt = lambda v, f: "" if v is None else format(v, f)  # noqa: E731
+
+    def rate(row, who):  # TFLOP/s, and GB/s for memory-bound kernels
+        text = fmt(row.get(f"{who}_tflops"), ".1f")
+        gbs = row.get(f"{who}_gbs")
+        return text + (f" ({gbs:.0f} GB/s)" if gbs else "")
+
     for row in r["rows"]:
         status = row["status"].replace("|", "\\|")
         if r["timing"]:
             ratio = row.get("ratio")
             lines.append(
                 f"| {row['kernel']} | {row['shape']} | {status} | {fmt(row.get('tile_ms'), '.3f')} "
-                f"| {fmt(row.get('tile_tflops'), '.1f')} | {row.get('torch', '')} "
-                f"| {fmt(row.get('torch_ms'), '.3f')} | {fmt(row.get('torch_tflops'), '.1f')} "
+                f"| {rate(row, 'tile')} | {row.get('torch', '')} "
+                f"| {fmt(row.get('torch_ms'), '.3f')} | {rate(row, 'torch')} "
                 f"| {fmt(ratio, '.2f')} |")
         else:
             lines.append(f"| {row['kernel']} | {row['shape']} | {status} "
                          f"| {fmt(row.get('max_error'), '.3g')} "
                          f"| {fmt(row.get('compile_s'), '.2f')} |")
     if r["timing"]:
-        lines += ["", "TFLOP/s: 2 M N K (times the batch) per call. tile/torch: torch's "
+        lines += ["", "TFLOP/s: 2 M N K (times the batch) per call; GB/s (decoding GEMMs): "
+                  "the bytes of A, B and C once each over the time. tile/torch: torch's "
                   "time over tile's (above 1: tile is faster). Timed with "
                   f"tile.profiler.do_bench (backend {r['backend']}, L2 flushed)."]
     return "\n".join(lines) + "\n"
