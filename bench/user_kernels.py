@@ -22,13 +22,13 @@ ones such a user picks, not tuned for tile:
                   same tiles. torch: A @ B.t().
   decode          a decoding step's GEMM, C = A W^T with M = 1, 4, 16 or 64
                   rows and N x K weights (4096 / 11008 / 14336), f16: the
-                  gemm_nt kernel at the tiles such a user picks for few rows
-                  (64 x 32 x 256, 128 threads, 4 stages: rows past M are
-                  outside A and C, and N / 32 blocks stream the weights).
+                  gemm_nt kernel at a GEMM's usual tiles with the rows cut
+                  to 64 (64 x 128 x 64, 128 threads, 4 stages: rows past M
+                  are outside A and C, N / 128 blocks stream the weights).
                   Memory-bound: reported also in GB/s of A, W and C read or
                   written once. torch: A @ W.t().
   decode_w8a16, decode_w4a16
-                  w8a16 and w4a16 at 64 x 32 x 128 tiles, 4 stages, for
+                  w8a16 and w4a16 at the same tiles, for
                   M = 1, 16, 64 (N = K = 4096) and 16 x 14336 x 4096, in
                   GB/s too; torch: dequantize then matmul,
                   torch._weight_int8pack_mm / _weight_int4pack_mm (made for
@@ -580,7 +580,7 @@ def case_decode(X, M, N, K):
     """A decoding step's GEMM: a few rows of activations times an N x K weight
     matrix, memory-bound (the weights are read once)."""
     A, W = X.randn(M, K), X.randn(N, K)
-    cfg = dict(block_M=64, block_N=32, block_K=256, threads=128, num_stages=4)
+    cfg = dict(DECODE_TILES)
     torch = [("torch A @ W.t()", lambda: A @ W.t(), None)] if hasattr(X, "torch") else []
     return Case(2 * M * N * K, cfg, lambda: gemm_nt(M, N, K, **cfg), lambda k: k(A, W),
                 lambda: X.f32(A) @ X.transpose(X.f32(W)), torch,
@@ -792,8 +792,10 @@ def case_grouped_gemm(X, G, rows, N, K):
 
 
 # name -> (case function, GPU shapes, CPU shapes)
-# The dequantizing GEMMs at the tiles a user picks for a few rows.
-DECODE_DEQUANT = dict(block_M=64, block_N=32, block_K=128, threads=128, num_stages=4)
+# A GEMM's usual tiles with the rows cut to wgmma's 64, for a few rows (the
+# dequantizing kernels too).
+DECODE_TILES = dict(block_M=64, block_N=128, block_K=64, threads=128, num_stages=4)
+DECODE_DEQUANT = DECODE_TILES
 
 CASES = {
     "gemm": (case_gemm, [(4096, 4096, 4096), (8192, 8192, 8192)],
