@@ -183,6 +183,45 @@ def test_tile_ops_between_thread_code(rng):
     np.testing.assert_allclose(y, (x + 1) * 3, rtol=1e-6)
 
 
+# A per-thread variable that every thread computes alike (a counter of
+# rounds) is the same in every thread: T.Parallel bodies and tile ops may use
+# it in a kernel with per-thread code; one written from the thread index may
+# not.
+def test_uniform_variable_beside_thread_code(rng):
+    @T.prim_func
+    def counted(X: T.Tensor((96,), T.float32), Y: T.Tensor((96,), T.float32)):
+        with T.Kernel(3, threads=32) as b:
+            t = T.get_thread_binding()
+            s = T.alloc_shared((32,), T.float32)
+            f = T.alloc_fragment((32,), T.float32)
+            rounds = T.alloc_var(T.int32, 0)
+            for _ in T.serial(3):
+                rounds = rounds + 2
+            s[t] = X[b * 32 + t]
+            T.copy(s, f)
+            for j in T.Parallel(32):
+                f[j] = f[j] * rounds
+            T.copy(f, Y[b * 32 + rounds - 6])
+
+    x = rng.standard_normal(96).astype(np.float32)
+    y = run(tile.compile(counted, target=TARGET), x, np.zeros_like(x))
+    np.testing.assert_allclose(y, 6 * x, rtol=1e-6)
+
+    @T.prim_func
+    def varying(X: T.Tensor((32,), T.float32), Y: T.Tensor((32,), T.float32)):
+        with T.Kernel(1, threads=32) as _:
+            t = T.get_thread_binding()
+            n = T.alloc_var(T.int32, 0)
+            n = t
+            f = T.alloc_fragment((32,), T.float32)
+            for j in T.Parallel(32):
+                f[j] = X[j] * n
+            T.copy(f, Y[0])
+
+    with raises_at("depends on a thread index in a 'tile.parallel' body"):
+        tile.compile(varying, target=TARGET)
+
+
 def test_thread_index_in_parallel_is_an_error():
     with raises_at("T.get_thread_binding in a T.Parallel body"):
         @T.prim_func

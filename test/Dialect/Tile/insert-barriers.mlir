@@ -165,3 +165,83 @@ func.func @in_parallel() {
   }
   return
 }
+
+// -----
+
+// A thread's own variable that every thread writes alike (a uniform
+// counter: the same value at the same index, not under control flow that
+// differs, not in a tile.parallel) reads the same in every thread: a
+// tile.parallel may use it, in a kernel that reads thread indices.
+// CHECK-LABEL: func.func @uniform_private
+// CHECK: tile.parallel
+func.func @uniform_private(%X: memref<64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1i = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : i32
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %t = tile.thread_id thread : index
+    %n = memref.alloca() : memref<1xi32>
+    memref.store %c1, %n[%c0] : memref<1xi32>
+    scf.for %k = %c0 to %c4 step %c1i {
+      %old = memref.load %n[%c0] : memref<1xi32>
+      %new = arith.addi %old, %c1 : i32
+      memref.store %new, %n[%c0] : memref<1xi32>
+    }
+    %v = memref.load %n[%c0] : memref<1xi32>
+    %f = tile.fragment : !tile.fragment<64xi32>
+    tile.parallel (%i) in (64) {
+      tile.store %v, %f[%i] : !tile.fragment<64xi32>
+    }
+  }
+  return
+}
+
+// -----
+
+// The same variable written under a branch on the thread index differs
+// between threads.
+func.func @divergent_private(%X: memref<64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : i32
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %t = tile.thread_id thread : index
+    %n = memref.alloca() : memref<1xi32>
+    %first = arith.cmpi eq, %t, %c0 : index
+    scf.if %first {
+      memref.store %c1, %n[%c0] : memref<1xi32>
+    }
+    %v = memref.load %n[%c0] : memref<1xi32>
+    %f = tile.fragment : !tile.fragment<64xi32>
+    tile.parallel (%i) in (64) {
+      // expected-error @+1 {{'tile.store' op uses a value that depends on a thread index in a 'tile.parallel' body}}
+      tile.store %v, %f[%i] : !tile.fragment<64xi32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Or written in a tile.parallel, whose iterations are spread over the
+// threads.
+func.func @parallel_private(%X: memref<64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : i32
+  tile.kernel grid(%bx) in (1) threads(64) {
+    %t = tile.thread_id thread : index
+    %n = memref.alloca() : memref<1xi32>
+    memref.store %c1, %n[%c0] : memref<1xi32>
+    tile.parallel (%i) in (64) {
+      %x = memref.load %X[%i] : memref<64xi32>
+      memref.store %x, %n[%c0] : memref<1xi32>
+    }
+    %v = memref.load %n[%c0] : memref<1xi32>
+    %f = tile.fragment : !tile.fragment<64xi32>
+    tile.parallel (%i) in (64) {
+      // expected-error @+1 {{'tile.store' op uses a value that depends on a thread index in a 'tile.parallel' body}}
+      tile.store %v, %f[%i] : !tile.fragment<64xi32>
+    }
+  }
+  return
+}

@@ -38,13 +38,21 @@ namespace {
 // Which values differ between threads
 //===----------------------------------------------------------------------===//
 
+bool isDivergentIn(Operation *op, KernelOp kernel,
+                   const class ThreadVariance &variance);
+
 /// The values of a kernel that may differ between its threads: thread
 /// indices, what is computed from them, what a thread reads from its own
-/// memory (a memref.alloca) and what an atomic returns, loop variables and
-/// results of loops and branches that such values control.
+/// memory (a memref.alloca) where some thread may have written it
+/// differently, what an atomic returns, loop variables and results of loops
+/// and branches that such values control. A thread's own variable that
+/// every thread writes alike (values and indices the same in each, not
+/// under control flow that differs, not in a tile.parallel, whose
+/// iterations are spread over the threads) reads the same in each: a
+/// uniform counter.
 class ThreadVariance {
 public:
-  explicit ThreadVariance(KernelOp kernel) {
+  explicit ThreadVariance(KernelOp kernel) : kernel(kernel) {
     // Loops carry values around: repeat until nothing changes.
     bool changed = true;
     while (changed) {
@@ -68,17 +76,58 @@ private:
     return changed;
   }
 
-  static bool readsPrivateMemory(Operation *op) {
+public:
+  /// Whether `op` loads from a thread's own variable that threads may have
+  /// written differently.
+  bool readsVaryingPrivateMemory(Operation *op) const {
     auto load = dyn_cast<memref::LoadOp>(op);
     if (!load)
       return false;
-    return getViewRoot(load.getMemRef()).getDefiningOp<memref::AllocaOp>() !=
-           nullptr;
+    auto alloca =
+        getViewRoot(load.getMemRef()).getDefiningOp<memref::AllocaOp>();
+    return alloca && varyingAllocas.contains(alloca);
+  }
+
+private:
+  /// Whether some thread may write `alloca` differently from another: a
+  /// store of a varying value or at a varying index, a store in a
+  /// tile.parallel or under divergent control flow, or any use other than
+  /// loads, stores and views.
+  bool isWrittenDifferently(memref::AllocaOp alloca) const {
+    if (!kernel->isAncestor(alloca))
+      return true;
+    SmallVector<Value> worklist{alloca.getResult()};
+    while (!worklist.empty()) {
+      Value memory = worklist.pop_back_val();
+      for (Operation *user : memory.getUsers()) {
+        if (isa<memref::LoadOp>(user))
+          continue;
+        if (auto store = dyn_cast<memref::StoreOp>(user)) {
+          if (store.getMemRef() != memory || isVarying(store.getValue()) ||
+              anyVarying(store.getIndices()) ||
+              user->getParentOfType<ParallelOp>() ||
+              isDivergentIn(user, kernel, *this))
+            return true;
+          continue;
+        }
+        if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
+            getViewRoot(user->getResult(0)) == alloca.getResult()) {
+          worklist.push_back(user->getResult(0));
+          continue;
+        }
+        return true;
+      }
+    }
+    return false;
   }
 
   bool visit(Operation *op) {
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op))
+      return !varyingAllocas.contains(alloca) && isWrittenDifferently(alloca)
+                 ? varyingAllocas.insert(alloca).second
+                 : false;
     if (isa<ThreadIdOp, memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op) ||
-        readsPrivateMemory(op))
+        readsVaryingPrivateMemory(op))
       return markAll(op->getResults());
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       bool changed = false;
@@ -126,12 +175,27 @@ private:
     return false;
   }
 
+  KernelOp kernel;
   llvm::DenseSet<Value> varying;
+  llvm::DenseSet<Operation *> varyingAllocas;
 };
 
 /// Whether `op`'s region runs in some threads and not others (or a
 /// different number of times): a branch or a loop that varying values
 /// control, or control flow this pass does not follow.
+bool isDivergent(Operation *op, const ThreadVariance &variance);
+
+/// Whether `op` runs under control flow of `kernel` that differs between
+/// threads.
+bool isDivergentIn(Operation *op, KernelOp kernel,
+                   const ThreadVariance &variance) {
+  for (Operation *parent = op->getParentOp(); parent && parent != kernel;
+       parent = parent->getParentOp())
+    if (isDivergent(parent, variance))
+      return true;
+  return false;
+}
+
 bool isDivergent(Operation *op, const ThreadVariance &variance) {
   if (auto branch = dyn_cast<scf::IfOp>(op))
     return variance.isVarying(branch.getCondition());
@@ -156,9 +220,16 @@ LogicalResult checkCollectives(KernelOp kernel,
   WalkResult result = kernel.walk([&](Operation *op) {
     if (auto loop = dyn_cast<ParallelOp>(op)) {
       WalkResult inner = loop.getBody().walk([&](Operation *nested) {
+        // A thread's own variable that threads wrote differently, read in
+        // the body, is such a value too.
+        bool readsVarying =
+            variance.readsVaryingPrivateMemory(nested) &&
+            !loop->isAncestor(
+                getViewRoot(nested->getOperand(0)).getDefiningOp());
         for (Value operand : nested->getOperands())
-          if (variance.isVarying(operand) &&
-              !loop->isAncestor(operand.getParentRegion()->getParentOp())) {
+          if (readsVarying ||
+              (variance.isVarying(operand) &&
+               !loop->isAncestor(operand.getParentRegion()->getParentOp()))) {
             nested->emitOpError("uses a value that depends on a thread index "
                                 "in a 'tile.parallel' body, whose iterations "
                                 "the compiler assigns to threads");
