@@ -60,8 +60,8 @@ struct CheckROCDLInlineAsm
     unsigned input = 0;
     for (StringRef entry : entries) {
       entry = entry.trim();
-      if (entry.starts_with("~"))
-        continue;
+      if (entry.empty() || entry.starts_with("~"))
+        continue; // no operands, or a clobber
       bool isOutput = entry.starts_with("=");
       StringRef codes = entry.ltrim("=+&%*!");
       std::optional<Value> operand;

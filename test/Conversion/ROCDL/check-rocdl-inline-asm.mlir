@@ -8,6 +8,8 @@ gpu.module @accepted {
     %c = llvm.mlir.constant(7 : i32) : i32
     %r = llvm.inline_asm has_side_effects "v_add_u32 $0, $1, $2 ; $3 $4 $5", "=v,v,s,i,{v4},0,~{memory},~{vcc}" %a, %a, %c, %b, %a : (i32, i32, i32, f32, i32) -> i32
     %s = llvm.inline_asm "s_mov_b32 $0, $1", "=s,r|a" %a : (i32) -> i32
+    llvm.inline_asm has_side_effects "s_nop 0", "" : () -> ()
+    %e = llvm.inline_asm "v_mov_b32 $0, 0", "=&v" : () -> i32
     llvm.return %r : i32
   }
 }
