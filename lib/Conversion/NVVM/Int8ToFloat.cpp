@@ -54,6 +54,30 @@ static Value splat(OpBuilder &b, Location loc, Type type, TypedAttr attr) {
   return arith::ConstantOp::create(b, loc, attr);
 }
 
+/// An i32 constant.
+static Value i32Constant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
+}
+
+/// Each word of `packed` (a vector of i32) permuted by `prmt` with `second`
+/// (bytes 4-7) under each of `selectors`: a vector of one i32 per word and
+/// selector, in that order.
+static Value permuteWords(OpBuilder &b, Location loc, Value packed,
+                          Value second, ArrayRef<int64_t> selectors) {
+  Type i32 = b.getI32Type();
+  int64_t words = cast<VectorType>(packed.getType()).getNumElements();
+  SmallVector<Value> results;
+  for (int64_t w = 0; w < words; ++w) {
+    Value word = vector::ExtractOp::create(b, loc, packed, w);
+    for (int64_t selector : selectors)
+      results.push_back(NVVM::PermuteOp::create(b, loc, i32, word, second,
+                                                i32Constant(b, loc, selector),
+                                                NVVM::PermuteMode::DEFAULT));
+  }
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({int64_t(results.size())}, i32), results);
+}
+
 /// The floats base + u of a vector of bytes (u = x ^ flip ^ 0x80 when
 /// `isSigned`, else x ^ flip; base 1024.0 for f16, 2^23 for f32), four
 /// bytes (one 32-bit word) at a time: one `xor` flips the word's sign (and
@@ -63,12 +87,8 @@ static Value buildWordwise(OpBuilder &b, Location loc, Value bytes, Type out,
                            bool isSigned, uint8_t flip = 0) {
   auto type = cast<VectorType>(bytes.getType());
   int64_t words = type.getNumElements() / 4;
-  Type i32 = b.getI32Type();
-  auto constant = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  };
-  Value packed =
-      vector::BitCastOp::create(b, loc, VectorType::get({words}, i32), bytes);
+  Value packed = vector::BitCastOp::create(
+      b, loc, VectorType::get({words}, b.getI32Type()), bytes);
   uint32_t flips = (isSigned ? 0x80u : 0u) ^ flip;
   if (flips)
     packed = arith::XOrIOp::create(
@@ -78,20 +98,11 @@ static Value buildWordwise(OpBuilder &b, Location loc, Value bytes, Type out,
   // f16: result bytes {b, 0x64, b', 0x64}, the base's high byte from the
   // second operand (bytes 4-7); f32: {b, 0, 0, 0x4B}.
   bool half = out.isF16();
-  Value high = constant(half ? 0x64646464 : 0x4B000000);
+  Value high = i32Constant(b, loc, half ? 0x64646464 : 0x4B000000);
   SmallVector<int64_t> selectors =
       half ? SmallVector<int64_t>{0x4140, 0x4342}
            : SmallVector<int64_t>{0x7440, 0x7441, 0x7442, 0x7443};
-  SmallVector<Value> results;
-  for (int64_t w = 0; w < words; ++w) {
-    Value word = vector::ExtractOp::create(b, loc, packed, w);
-    for (int64_t selector : selectors)
-      results.push_back(NVVM::PermuteOp::create(b, loc, i32, word, high,
-                                                constant(selector),
-                                                NVVM::PermuteMode::DEFAULT));
-  }
-  Value bits = vector::FromElementsOp::create(
-      b, loc, VectorType::get({int64_t(results.size())}, i32), results);
+  Value bits = permuteWords(b, loc, packed, high, selectors);
   return vector::BitCastOp::create(b, loc, type.clone(out), bits);
 }
 
@@ -155,6 +166,16 @@ static std::optional<SmallVector<int64_t>> getConstants(Value value) {
   for (const APInt &v : elements.getValues<APInt>())
     values.push_back(v.getSExtValue());
   return values;
+}
+
+/// The integer constant every element of `value` holds, a constant scalar
+/// or splat vector.
+static std::optional<int64_t> getSplatConstant(Value value) {
+  std::optional<SmallVector<int64_t>> values = getConstants(value);
+  if (!values ||
+      llvm::any_of(*values, [&](int64_t v) { return v != values->front(); }))
+    return std::nullopt;
+  return values->front();
 }
 
 /// 4-bit values unpacked from a vector of bytes with shifts and masks,
@@ -225,12 +246,10 @@ static void unpackNibbles(Operation *root) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     Type i32 = b.getI32Type();
-    auto constant = [&](int64_t v) -> Value {
-      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-    };
     Value packed = vector::BitCastOp::create(
         b, loc, VectorType::get({size / 4}, i32), shuffle.getV1());
-    Value lowMask = constant(0x0F0F0F0F), four = constant(4);
+    Value lowMask = i32Constant(b, loc, 0x0F0F0F0F);
+    Value four = i32Constant(b, loc, 4);
     DenseMap<int64_t, std::pair<Value, Value>> nibbles;
     SmallVector<Value> results;
     for (auto [source, selector] : words) {
@@ -243,8 +262,8 @@ static void unpackNibbles(Operation *root) {
         it->second = {low, high};
       }
       results.push_back(NVVM::PermuteOp::create(
-          b, loc, i32, it->second.first, it->second.second, constant(selector),
-          NVVM::PermuteMode::DEFAULT));
+          b, loc, i32, it->second.first, it->second.second,
+          i32Constant(b, loc, selector), NVVM::PermuteMode::DEFAULT));
     }
     Value bits = vector::FromElementsOp::create(
         b, loc, VectorType::get({count / 4}, i32), results);
@@ -271,9 +290,8 @@ static void rewriteSignedNibbles(Operation *root) {
   root->walk([&](arith::ShRSIOp op) { candidates.push_back(op); });
   for (arith::ShRSIOp op : candidates) {
     auto type = dyn_cast<VectorType>(op.getType());
-    std::optional<SmallVector<int64_t>> right = getConstants(op.getRhs());
-    if (!type || !type.getElementType().isInteger(8) || !right ||
-        llvm::any_of(*right, [](int64_t v) { return v != 4; }) ||
+    if (!type || !type.getElementType().isInteger(8) ||
+        getSplatConstant(op.getRhs()) != 4 ||
         !llvm::all_of(op->getUsers(), llvm::IsaPred<arith::SIToFPOp>))
       continue;
     auto trunc = op.getLhs().getDefiningOp<arith::TruncIOp>();
@@ -334,21 +352,18 @@ static bool convertBytesMinusConstant(Operation *convert, Value in) {
     return false;
   int64_t c = 0;
   if (auto sub = in.getDefiningOp<arith::SubIOp>()) {
-    std::optional<SmallVector<int64_t>> values = getConstants(sub.getRhs());
-    if (!values ||
-        llvm::any_of(*values, [&](int64_t v) { return v != values->front(); }))
+    std::optional<int64_t> value = getSplatConstant(sub.getRhs());
+    if (!value)
       return false;
-    c = values->front();
+    c = *value;
     in = sub.getLhs();
   }
   int64_t flip = 0;
   if (auto xorOp = in.getDefiningOp<arith::XOrIOp>()) {
-    std::optional<SmallVector<int64_t>> values = getConstants(xorOp.getRhs());
-    if (!values || llvm::any_of(*values, [&](int64_t v) {
-          return v != values->front() || v < 0 || v >= 128;
-        }))
+    std::optional<int64_t> value = getSplatConstant(xorOp.getRhs());
+    if (!value || *value < 0 || *value >= 128)
       return false;
-    flip = values->front();
+    flip = *value;
     in = xorOp.getLhs();
   }
   Operation *ext = in.getDefiningOp();
@@ -403,19 +418,10 @@ public:
       int64_t count = cast<VectorType>(bytes.getType()).getNumElements();
       Value packed = vector::BitCastOp::create(
           b, loc, VectorType::get({count / 4}, b.getI32Type()), bytes);
-      Value zero = constant(b, loc, 0);
-      SmallVector<Value> results;
-      for (int64_t w = 0; w < count / 4; ++w) {
-        Value word = vector::ExtractOp::create(b, loc, packed, w);
-        for (int64_t selector : {0x4140, 0x4342})
-          results.push_back(NVVM::PermuteOp::create(
-              b, loc, b.getI32Type(), word, zero, constant(b, loc, selector),
-              NVVM::PermuteMode::DEFAULT));
-      }
-      result = vector::FromElementsOp::create(
-          b, loc, VectorType::get({count / 2}, b.getI32Type()), results);
+      result = permuteWords(b, loc, packed, i32Constant(b, loc, 0),
+                            {0x4140, 0x4342});
     } else if (auto shl = dyn_cast<arith::ShLIOp>(op)) {
-      int64_t amount = *splatValue(shl.getRhs());
+      int64_t amount = *getSplatConstant(shl.getRhs());
       Value in = build(b, shl.getLhs());
       result = arith::ShLIOp::create(b, loc, in,
                                      splatWords(b, loc, in, amount,
@@ -429,7 +435,7 @@ public:
                        /*both=*/false));
     } else {
       Value lhs = build(b, op->getOperand(0));
-      std::optional<int64_t> c = splatValue(op->getOperand(1));
+      std::optional<int64_t> c = getSplatConstant(op->getOperand(1));
       Value rhs = c ? splatWords(b, loc, lhs, *c & 0xFFFF, /*both=*/true)
                     : build(b, op->getOperand(1));
       OperationState state(loc, op->getName(), ValueRange{lhs, rhs},
@@ -441,23 +447,12 @@ public:
   }
 
 private:
-  static Value constant(OpBuilder &b, Location loc, int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
-  }
   /// `v` in every word (`both`: in both lanes of every word).
   static Value splatWords(OpBuilder &b, Location loc, Value like, int64_t v,
                           bool both) {
     uint32_t word = both ? uint32_t(v) | (uint32_t(v) << 16) : uint32_t(v);
     return splat(b, loc, like.getType(), b.getI32IntegerAttr(int32_t(word)));
   }
-  static std::optional<int64_t> splatValue(Value value) {
-    std::optional<SmallVector<int64_t>> values = getConstants(value);
-    if (!values ||
-        llvm::any_of(*values, [&](int64_t v) { return v != values->front(); }))
-      return std::nullopt;
-    return values->front();
-  }
-
   std::optional<int64_t> compute(Value value) {
     auto type = dyn_cast<VectorType>(value.getType());
     Operation *op = value.getDefiningOp();
@@ -469,7 +464,7 @@ private:
                  ? std::optional<int64_t>(8)
                  : std::nullopt;
     if (auto shl = dyn_cast<arith::ShLIOp>(op)) {
-      std::optional<int64_t> amount = splatValue(shl.getRhs());
+      std::optional<int64_t> amount = getSplatConstant(shl.getRhs());
       std::optional<int64_t> in = bits(shl.getLhs());
       if (!amount || *amount < 0 || *amount >= 16 || !in)
         return std::nullopt;
@@ -480,7 +475,7 @@ private:
     std::optional<int64_t> lhs = bits(op->getOperand(0));
     if (!lhs)
       return std::nullopt;
-    std::optional<int64_t> c = splatValue(op->getOperand(1));
+    std::optional<int64_t> c = getSplatConstant(op->getOperand(1));
     std::optional<int64_t> rhs =
         c ? std::optional<int64_t>(
                 *c < 0 ? 16 : std::min<int64_t>(16, llvm::Log2_64(*c) + 1))
