@@ -38,8 +38,8 @@ namespace {
 // Which values differ between threads
 //===----------------------------------------------------------------------===//
 
-bool isDivergentIn(Operation *op, KernelOp kernel,
-                   const class ThreadVariance &variance);
+Operation *getDivergentAncestor(Operation *op,
+                                const class ThreadVariance &variance);
 
 /// The values of a kernel that may differ between its threads: thread
 /// indices, what is computed from them, what a thread reads from its own
@@ -106,7 +106,7 @@ private:
           if (store.getMemRef() != memory || isVarying(store.getValue()) ||
               anyVarying(store.getIndices()) ||
               user->getParentOfType<ParallelOp>() ||
-              isDivergentIn(user, kernel, *this))
+              getDivergentAncestor(user, *this))
             return true;
           continue;
         }
@@ -185,15 +185,14 @@ private:
 /// control, or control flow this pass does not follow.
 bool isDivergent(Operation *op, const ThreadVariance &variance);
 
-/// Whether `op` runs under control flow of `kernel` that differs between
-/// threads.
-bool isDivergentIn(Operation *op, KernelOp kernel,
-                   const ThreadVariance &variance) {
-  for (Operation *parent = op->getParentOp(); parent && parent != kernel;
+/// The innermost op of `op`'s kernel around `op` whose region runs
+/// differently in different threads, if any.
+Operation *getDivergentAncestor(Operation *op, const ThreadVariance &variance) {
+  for (Operation *parent = op->getParentOp(); !isa<KernelOp>(parent);
        parent = parent->getParentOp())
     if (isDivergent(parent, variance))
-      return true;
-  return false;
+      return parent;
+  return nullptr;
 }
 
 bool isDivergent(Operation *op, const ThreadVariance &variance) {
@@ -250,15 +249,13 @@ LogicalResult checkCollectives(KernelOp kernel,
                "together and needs the same operands in each";
         return WalkResult::interrupt();
       }
-    for (Operation *parent = op->getParentOp(); !isa<KernelOp>(parent);
-         parent = parent->getParentOp())
-      if (isDivergent(parent, variance)) {
-        InFlightDiagnostic diag =
-            op->emitOpError("is under control flow that differs between "
-                            "threads: every thread must reach it");
-        diag.attachNote(parent->getLoc()) << "the control flow is here";
-        return WalkResult::interrupt();
-      }
+    if (Operation *parent = getDivergentAncestor(op, variance)) {
+      InFlightDiagnostic diag =
+          op->emitOpError("is under control flow that differs between "
+                          "threads: every thread must reach it");
+      diag.attachNote(parent->getLoc()) << "the control flow is here";
+      return WalkResult::interrupt();
+    }
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
