@@ -795,7 +795,6 @@ def case_grouped_gemm(X, G, rows, N, K):
 # A GEMM's usual tiles with the rows cut to wgmma's 64, for a few rows (the
 # dequantizing kernels too).
 DECODE_TILES = dict(block_M=64, block_N=128, block_K=64, threads=128, num_stages=4)
-DECODE_DEQUANT = DECODE_TILES
 
 CASES = {
     "gemm": (case_gemm, [(4096, 4096, 4096), (8192, 8192, 8192)],
@@ -807,10 +806,10 @@ CASES = {
     "decode": (case_decode, [(m, n, k) for m in (1, 4, 16, 64)
                              for n, k in ((4096, 4096), (11008, 4096), (4096, 11008), (14336, 4096))],
                [(1, 136, 384), (5, 100, 300), (64, 96, 256)]),
-    "decode_w8a16": (lambda X, M, N, K: case_w8a16(X, M, N, K, cfg=DECODE_DEQUANT),
+    "decode_w8a16": (lambda X, M, N, K: case_w8a16(X, M, N, K, cfg=DECODE_TILES),
                      [(m, 4096, 4096) for m in (1, 16, 64)] + [(16, 14336, 4096)],
                      [(1, 136, 384), (5, 100, 256)]),
-    "decode_w4a16": (lambda X, M, N, K: case_w4a16(X, M, N, K, cfg=DECODE_DEQUANT),
+    "decode_w4a16": (lambda X, M, N, K: case_w4a16(X, M, N, K, cfg=DECODE_TILES),
                      [(m, 4096, 4096) for m in (1, 16, 64)] + [(16, 14336, 4096)],
                      [(1, 136, 384), (5, 100, 256)]),
     "bmm": (case_bmm, [(16, 2048, 2048, 2048)], [(3, 200, 136, 96), (2, 128, 256, 64)]),
@@ -882,11 +881,12 @@ def run_case(name, fn, shape, X, timing, args):
         return do_bench(f, warmup=args.warmup, rep=args.rep, backend=args.backend)
 
     tflops = lambda ms: case.flops / (ms * 1e-3) / 1e12  # noqa: E731
+    gbs = lambda ms: case.bytes / (ms * 1e-3) / 1e9  # noqa: E731
     try:
         ms = bench(lambda: case.run(kernel))
         base.update(tile_ms=ms, tile_tflops=tflops(ms))
         if case.bytes:
-            base["tile_gbs"] = case.bytes / (ms * 1e-3) / 1e9
+            base["tile_gbs"] = gbs(ms)
     except Exception as e:
         return [dict(base, status="timing: " + first_line(e))]
     rows = []
@@ -906,7 +906,7 @@ def run_case(name, fn, shape, X, timing, args):
             tms = bench(f)
             row.update(torch_ms=tms, torch_tflops=tflops(tms), ratio=tms / base["tile_ms"])
             if case.bytes:
-                row["torch_gbs"] = case.bytes / (tms * 1e-3) / 1e9
+                row["torch_gbs"] = gbs(tms)
         except Exception as e:
             row["torch"] = f"{label}: {first_line(e)}"
         rows.append(row)
