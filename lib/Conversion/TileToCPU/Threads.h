@@ -4,9 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The CPU lowering of kernels that read thread indices: each block's
-// threads run as an OpenMP team, its code outside tile ops in every thread,
-// its tile ops in the team's first thread between barriers.
+// The CPU lowering of kernels that read thread indices or split their
+// threads (tile.thread_range, tile.alloc_barrier): each block's threads run
+// as an OpenMP team, its code outside tile ops in every thread, its tile
+// ops in the first thread of the team (or of their thread range) between
+// barriers. A thread range's barriers and the kernel's own are words of
+// memory the threads update atomically and spin on.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +26,8 @@ namespace mlir::tile::cpu_lowering {
 /// (NVIDIA's).
 constexpr int64_t kCpuWarpSize = 32;
 
-/// Whether `kernel`'s threads differ: it reads a thread index.
+/// Whether `kernel`'s threads differ: it reads a thread index, has thread
+/// ranges or makes barriers.
 bool readsThreadIds(KernelOp kernel);
 
 /// In a kernel whose block runs as a team of threads, `thread` the running

@@ -216,7 +216,7 @@ static int64_t getStagedStoreBytes(const KernelPlan &plan, CopyOp op) {
       succeeded(rescaleSlotRuns(plan.getFragmentLayout(src), width)))
     return 0;
   // Every thread stores at least one vector.
-  if (ShapedType::getNumElements(shape) * bytes < plan.threads * 16)
+  if (ShapedType::getNumElements(shape) * bytes < getThreadCount(op) * 16)
     return 0;
   SharedStorage scratch = getStoreScratch(op, isTmaStore(plan, op));
   return scratch.stageElements * bytes;
@@ -418,10 +418,10 @@ struct CopyLowering
       return success();
     unsigned bits =
         cast<FragmentType>(copy.getSource().getType()).getElementTypeBitWidth();
-    kernel.transfers[op] = planFragmentTransfer(
-        kernel.getFragmentLayout(copy.getSource()),
-        kernel.getFragmentLayout(copy.getDest()), bits, kernel.threads,
-        kernel.target.warpSize);
+    kernel.transfers[op] =
+        planFragmentTransfer(kernel.getFragmentLayout(copy.getSource()),
+                             kernel.getFragmentLayout(copy.getDest()), bits,
+                             getThreadCount(copy), kernel.target.warpSize);
     return success();
   }
 

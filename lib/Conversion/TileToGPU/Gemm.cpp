@@ -38,7 +38,7 @@ struct GemmLowering
   LogicalResult plan(Operation *op, KernelPlan &kernel) const {
     auto gemm = cast<GemmOp>(op);
     FailureOr<GemmPlan> gemmPlan =
-        planGemm(gemm, kernel.target, kernel.threads);
+        planGemm(gemm, kernel.target, getThreadCount(gemm));
     if (failed(gemmPlan))
       return failure();
     auto mismatch = [&](StringRef what) {

@@ -113,6 +113,10 @@ Value KernelContext::getScratch(OpBuilder &b, Location loc, Operation *op,
 }
 
 void KernelContext::barrier(OpBuilder &b, Location loc) const {
+  if (rangeBarrierId != 0) {
+    codegen.namedBarrier(b, loc, rangeBarrierId, threads);
+    return;
+  }
   if (!plan.warpSpecialized) {
     gpu::BarrierOp::create(b, loc);
     return;
@@ -199,7 +203,7 @@ LogicalResult KernelContext::lowerBlock(Block &block,
   for (Operation &op : llvm::make_early_inc_range(block)) {
     // Storage was given out up front; the kernel's lowering erases these.
     // A reducer starts at the identity wherever its allocation runs.
-    if (isa<AllocSharedOp, FragmentOp>(op)) {
+    if (isa<AllocSharedOp, FragmentOp, AllocBarrierOp>(op)) {
       if (auto fragment = dyn_cast<FragmentOp>(op);
           fragment && fragment.getReducerAttr()) {
         rewriter.setInsertionPoint(&op);

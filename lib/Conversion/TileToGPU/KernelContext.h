@@ -27,6 +27,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <map>
+
 namespace mlir::tile::gpu_lowering {
 
 /// A fragment after lowering: `slots` registers per thread.
@@ -115,6 +117,18 @@ public:
   /// not kept live across the tiles' loops.
   Value threadId;
   Value launchThreadId;
+  /// The thread's index in the block, as tile.thread_id reads it: the
+  /// kernel's `threadId`, which in a tile.thread_range counts from the
+  /// range's first thread instead (and `threads` is the range's).
+  Value blockThreadId;
+  /// In a tile.thread_range: the named barrier its threads synchronize on
+  /// (0: the whole block's gpu.barrier).
+  int64_t rangeBarrierId = 0;
+  /// The named barrier of each thread range (first and last thread + 1)
+  /// lowered so far.
+  std::map<std::pair<int64_t, int64_t>, int64_t> rangeBarrierIds;
+  /// The mbarriers of each tile.alloc_barrier (nvgpu.mbarrier.group).
+  llvm::DenseMap<Value, Value> barrierGroups;
   /// The dynamic shared memory block (memref<?xi8, workgroup>).
   Value dynamicShared;
   /// Bytes from the block's start to its first 1024-byte aligned address,
@@ -257,6 +271,10 @@ void forEachDealtElement(
     ArrayRef<int64_t> shape,
     function_ref<void(OpBuilder &, Location, ValueRange)> body,
     int64_t width = 1);
+
+/// Threads.cpp: the mbarriers of `op`, made and initialized by the whole
+/// block where it is (each then holds its arrival count), in `k`.
+void createBarrierGroup(KernelContext &k, OpBuilder &b, AllocBarrierOp op);
 
 /// Each thread writes the elements its slots hold (copy 0) to `shared`.
 void storeFragmentToShared(const KernelContext &k, OpBuilder &b, Location loc,

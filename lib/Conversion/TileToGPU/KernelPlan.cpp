@@ -65,6 +65,24 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel,
   plan.options = options;
   plan.threads = kernel.getThreadsAttr().getInt();
   plan.persistent = kernel.getPersistent();
+  plan.threadRanges = hasThreadRanges(kernel);
+  kernel.walk(
+      [&](AllocBarrierOp op) { plan.barrierCount += op.getType().getCount(); });
+  if (!target.isNVIDIA()) {
+    // AMD has neither named barriers nor mbarriers (planned: counters in
+    // LDS, docs/design.md).
+    WalkResult found = kernel.walk([](Operation *op) {
+      if (isa<ThreadRangeOp, AllocBarrierOp>(op)) {
+        op->emitOpError("is not supported on ")
+            << "AMD GPUs yet: thread ranges and barriers (TileLang's T.ws, "
+               "T.alloc_barrier) are lowered on NVIDIA GPUs and the CPU";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (found.wasInterrupted())
+      return failure();
+  }
   plan.constantTensors = findConstantTensors(kernel);
   if (failed(plan.planBuffers(kernel)) ||
       failed(checkCompileBounds(kernel, target)))
@@ -280,7 +298,7 @@ int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {
         request.first = i == 0 ? at : std::min(request.first, at);
         request.last = i == 0 ? at : std::max(request.last, at);
       }
-      if (streamed.contains(alloc.getResult())) {
+      if (streamed.contains(alloc.getResult()) || threadRanges) {
         request.first = 0;
         request.last = static_cast<int64_t>(body.getOperations().size());
       }
@@ -293,7 +311,7 @@ int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {
     if (scratch.bytes == 0)
       return;
     Request request{op, scratch.bytes, positionOf(op), positionOf(op)};
-    if (scratch.wholeBody) {
+    if (scratch.wholeBody || threadRanges) {
       request.first = 0;
       request.last = static_cast<int64_t>(body.getOperations().size());
     }
@@ -344,6 +362,7 @@ int64_t KernelPlan::placeSharedMemory(KernelOp kernel, bool staging) {
   for (auto &[op, pipeline] : pipelines)
     if (pipeline.tma)
       needed += 16 * pipeline.stages;
+  needed += 8 * barrierCount;
   if (needed != sharedBytes)
     needed += kSharedAlignment;
   return needed;

@@ -152,6 +152,14 @@ public:
   /// The kernel is `persistent`: min(tiles, multiprocessors)
   /// blocks walk the grid's tiles (the body in a loop over them).
   bool persistent = false;
+  /// The kernel has tile.thread_range regions, which run at the same time
+  /// as each other: its pipelined loops run as written, its shared buffers
+  /// and scratch each have memory of their own for the whole kernel, and
+  /// the ops in a range are planned for the range's threads.
+  bool threadRanges = false;
+  /// The barriers the kernel makes (tile.alloc_barrier): mbarriers in
+  /// static shared memory, 8 bytes each.
+  int64_t barrierCount = 0;
   /// Bytes of dynamic shared memory the block needs.
   int64_t sharedBytes = 0;
   /// The async proxy (wgmma, TMA) reads or writes shared memory that

@@ -480,6 +480,9 @@ struct PipelinedLowering
   /// The loop's pipeline (post-order: its gemms are planned already); its
   /// producers' buffers get its stages.
   LogicalResult plan(Operation *op, KernelPlan &kernel) const {
+    // Thread ranges hand stages over with the kernel's own barriers.
+    if (kernel.threadRanges)
+      return success();
     FailureOr<PipelinePlan> pipeline =
         planPipeline(kernel, cast<PipelinedOp>(op));
     if (failed(pipeline))

@@ -26,6 +26,10 @@
 
 namespace mlir::tile::gpu_lowering {
 
+/// How long one mbarrier try_wait suspends the thread (ns) before trying
+/// again (NVIDIA, sm_90).
+constexpr int64_t kMBarrierWaitTicks = 10000000;
+
 class TargetCodegen {
 public:
   virtual ~TargetCodegen();
@@ -42,6 +46,24 @@ public:
   /// Makes this thread's writes to shared memory visible to the
   /// asynchronous proxy (the copy engine's and the tensor cores' reads of
   /// shared memory, on NVIDIA) once a barrier follows. A target without
+  /// Barriers that threads arrive at and wait on (tile.alloc_barrier): a
+  /// group of `count` in shared memory, not yet initialized; null where the
+  /// target has none.
+  virtual Value createBarrierGroup(OpBuilder &b, Location loc,
+                                   int64_t count) const = 0;
+  /// Initializes barrier `index` (index) of `group` to complete a phase
+  /// after `arrivals` (index) arrivals; one thread does it.
+  virtual void initBarrier(OpBuilder &b, Location loc, Value group, Value index,
+                           Value arrivals) const = 0;
+  /// This thread arrives at barrier `index` of `group` (release).
+  virtual void arriveAtBarrier(OpBuilder &b, Location loc, Value group,
+                               Value index) const = 0;
+  /// This thread waits until the phase of parity `parity` (i1) of barrier
+  /// `index` of `group` has completed (acquire).
+  virtual void waitForBarrier(OpBuilder &b, Location loc,
+                              const TargetInfo &target, Value group,
+                              Value index, Value parity) const = 0;
+
   /// such a proxy builds nothing.
   virtual void fenceSharedForAsyncProxy(OpBuilder &b, Location loc) const = 0;
 

@@ -73,7 +73,7 @@ SmallVector<Value> openTileLoop(OpBuilder &b, Location loc, KernelContext &k,
       getBlockIdsOfLinear(b, loc, tileLoop.getInductionVar(), gridSizes,
                           kernel.getRasterAttr());
   if (Value tid = k.codegen.rereadThreadId(b, loc))
-    k.threadId = tid;
+    k.threadId = k.blockThreadId = tid;
   return ids;
 }
 
@@ -159,7 +159,7 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, const KernelContext &k,
 /// dynamic block's first aligned address.
 void setUpLaunchContext(OpBuilder &b, Location loc, KernelContext &k,
                         gpu::LaunchOp launch, bool staticShared) {
-  k.threadId = k.launchThreadId = launch.getThreadIds().x;
+  k.threadId = k.launchThreadId = k.blockThreadId = launch.getThreadIds().x;
   auto dynamicType = MemRefType::get(
       {ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(b.getContext(),
@@ -217,11 +217,15 @@ SmallVector<Operation *> allocateBuffers(OpBuilder &b, KernelContext &k,
                                          Block &body) {
   SmallVector<Operation *> allocations;
   body.walk([&](Operation *op) {
-    if (isa<AllocSharedOp, FragmentOp>(op))
+    if (isa<AllocSharedOp, FragmentOp, AllocBarrierOp>(op))
       allocations.push_back(op);
   });
   for (Operation *op : allocations) {
     b.setInsertionPoint(op);
+    if (auto barriers = dyn_cast<AllocBarrierOp>(op)) {
+      createBarrierGroup(k, b, barriers);
+      continue;
+    }
     Value buffer = op->getResult(0);
     if (auto it = k.plan.shared.find(buffer); it != k.plan.shared.end()) {
       const SharedBufferPlan &planned = it->second;
@@ -279,8 +283,10 @@ struct KernelOpLowering : public OpRewritePattern<KernelOp> {
     LaunchGrid grid = buildLaunchGrid(rewriter, loc, context, kernel);
     // TMA pipelines keep their mbarriers in static shared memory, which the
     // dynamic block follows: ask for room to align the block at run time.
-    bool staticShared = llvm::any_of(
-        plan->pipelines, [](const auto &entry) { return entry.second.tma; });
+    bool staticShared = plan->barrierCount != 0 ||
+                        llvm::any_of(plan->pipelines, [](const auto &entry) {
+                          return entry.second.tma;
+                        });
     gpu::LaunchOp launch =
         createLaunch(rewriter, loc, context, grid, staticShared);
     Block &body = launch.getBody().front();

@@ -38,6 +38,9 @@ from .tir import (Cast, Select, bitwise_and, bitwise_not, bitwise_or,  # noqa: F
                   reinterpret, rint, round, shift_left, shift_right, sigmoid, trunc, truncdiv,
                   truncmod)
 from .values import cast  # noqa: F401
+from .warp_specialize import (WarpSpecialize, alloc_barrier, barrier_arrive,  # noqa: F401
+                              barrier_wait, mbarrier_arrive, mbarrier_wait_parity,
+                              tma_copy, tma_store_wait, ws)
 from . import fp8  # noqa: F401
 
 # TileLang's other dtype names: torch's fp8 spelling and the C names.

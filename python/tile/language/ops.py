@@ -868,7 +868,7 @@ def _check_region_shape(side, tile_shape):
 
 
 def copy(src, dst, pad=None, coalesced_width=None, disable_tma=False,
-         eviction_policy=None, annotations=None, loop_layout=None):
+         eviction_policy=None, annotations=None, loop_layout=None, _barrier=None):
     """T.copy(src, dst): copies a tile between global memory, shared memory
     and fragments. A global side is a tensor with an element origin
     (``A[by * 128, k * 32]``) or a region (``A[i0:i1, j0:j1]``); the tile's
@@ -905,7 +905,15 @@ def copy(src, dst, pad=None, coalesced_width=None, disable_tma=False,
         if not s.is_global:
             raise error("pad applies to copies that read global memory")
         attr = f" {{pad = {_pad_literal(pad, s.buffer.dtype)} : {s.buffer.dtype.ir}}}"
-    if s.is_global:
+    if _barrier is not None:
+        # T.tma_copy: a load into shared memory that signals a barrier.
+        if not s.is_global or tile.buffer.kind != "shared":
+            raise error("T.tma_copy with a barrier copies from global to shared memory")
+        group, index = _barrier
+        b.emit(f"tile.copy {name}[{offs}] -> {tile.buffer.value.name} "
+               f"barrier({group.value.name}[{index}]){attr} : {gtype}, "
+               f"{tile.buffer.type_text()}, {group.type_text()}", result=False)
+    elif s.is_global:
         b.emit(f"tile.copy {name}[{offs}] -> {tile.buffer.value.name}{attr} : "
                f"{gtype}, {tile.buffer.type_text()}", result=False)
     else:

@@ -245,3 +245,42 @@ func.func @parallel_private(%X: memref<64xi32>) {
   }
   return
 }
+
+// -----
+
+// In a kernel that reads thread indices, the tile ops of a thread range are
+// its threads' (not under divergent control flow), and the barriers it
+// needs between its threads' own accesses go inside it (barriers of the
+// range); what it shares with the code around it the kernel's barriers
+// order (none added there).
+// CHECK-LABEL: func.func @thread_ranges
+func.func @thread_ranges(%X: memref<64xf32>, %Y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%bx) in (1) threads(128) {
+    %t = tile.thread_id thread : index
+    %s = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
+    %bars = tile.alloc_barrier [64] : !tile.barrier<1>
+    // CHECK: tile.thread_range 0 to 64 {
+    // CHECK-NEXT: memref.load
+    // CHECK-NEXT: memref.store
+    // CHECK-NEXT: tile.barrier
+    // CHECK-NEXT: tile.copy
+    // CHECK-NEXT: tile.barrier_arrive
+    // CHECK-NEXT: }
+    tile.thread_range 0 to 64 {
+      %v = memref.load %X[%t] : memref<64xf32>
+      memref.store %v, %s[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+      tile.copy %s -> %Y[0] : memref<64xf32, #gpu.address_space<workgroup>>, memref<64xf32>
+      tile.barrier_arrive %bars[%c0] : !tile.barrier<1>
+    }
+    // CHECK: tile.thread_range 64 to 128 {
+    // CHECK-NEXT: tile.barrier_wait
+    // CHECK-NEXT: tile.copy
+    // CHECK-NEXT: }
+    tile.thread_range 64 to 128 {
+      tile.barrier_wait %bars[%c0], %c0 : !tile.barrier<1>
+      tile.copy %s -> %Y[0] : memref<64xf32, #gpu.address_space<workgroup>>, memref<64xf32>
+    }
+  }
+  return
+}

@@ -477,7 +477,7 @@ func.func @f() {
     %s = tile.alloc_shared : memref<64xf32, #gpu.address_space<workgroup>>
     %f = tile.fragment : !tile.fragment<64xf32>
     // expected-error @+1 {{offsets are only allowed on a global memref operand}}
-    "tile.copy"(%s, %f) {static_offsets = array<i64: 0>} : (memref<64xf32, #gpu.address_space<workgroup>>, !tile.fragment<64xf32>) -> ()
+    "tile.copy"(%s, %f) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>, static_offsets = array<i64: 0>} : (memref<64xf32, #gpu.address_space<workgroup>>, !tile.fragment<64xf32>) -> ()
   }
   return
 }
@@ -488,7 +488,7 @@ func.func @f(%g: memref<64xf32>) {
   tile.kernel grid(%a) in (1) threads(32) {
     %f = tile.fragment : !tile.fragment<64xf32>
     // expected-error @+1 {{expected 1 dynamic offset values}}
-    "tile.copy"(%g, %f) {static_offsets = array<i64: -9223372036854775808>} : (memref<64xf32>, !tile.fragment<64xf32>) -> ()
+    "tile.copy"(%g, %f) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>, static_offsets = array<i64: -9223372036854775808>} : (memref<64xf32>, !tile.fragment<64xf32>) -> ()
   }
   return
 }
@@ -1515,5 +1515,136 @@ func.func @f(%img: memref<?x?x?x?xf16>, %i: index) {
   %cols = memref.alloca() : memref<16x16xf16, #gpu.address_space<workgroup>>
   // expected-error @+1 {{'tile.im2col' op must be nested in a 'tile.kernel'}}
   tile.im2col %img[%i, %i] -> %cols kernel 3 stride 1 dilation 1 padding 1 : memref<?x?x?x?xf16>, memref<16x16xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(256) {
+    // expected-error @+1 {{bounds must be multiples of 32 (whole warps), got 0 to 100}}
+    tile.thread_range 0 to 100 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(128) {
+    // expected-error @+1 {{ends at thread 256, but the kernel has 128 threads}}
+    tile.thread_range 128 to 256 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(256) {
+    // expected-error @+1 {{needs 0 <= begin < end, got 128 to 128}}
+    tile.thread_range 128 to 128 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(256) {
+    // expected-note @+1 {{the enclosing range}}
+    tile.thread_range 0 to 256 {
+      // expected-error @+1 {{cannot be nested in another 'tile.thread_range'}}
+      tile.thread_range 0 to 128 {
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(256) {
+    // expected-error @+1 {{has 1 arrival counts for 2 barriers}}
+    %b = tile.alloc_barrier [128] : !tile.barrier<2>
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(256) {
+    // expected-error @+1 {{arrival counts must be 1 to 1048575, got 0}}
+    %b = tile.alloc_barrier [0] : !tile.barrier<1>
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  tile.kernel grid(%a) in (1) threads(256) {
+    tile.thread_range 0 to 128 {
+      // expected-error @+1 {{must be at the kernel's level (directly in its 'tile.kernel', where every thread makes it)}}
+      %b = tile.alloc_barrier [128] : !tile.barrier<1>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f(%i: index) {
+  tile.kernel grid(%a) in (1) threads(256) {
+    %b = tile.alloc_barrier [128] : !tile.barrier<1>
+    tile.parallel (%j) in (128) {
+      // expected-error @+1 {{cannot be in a 'tile.parallel' body: it is the running thread's}}
+      tile.barrier_arrive %b[%i] : !tile.barrier<1>
+    }
+  }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a barrier group holds at least one barrier, got 0}}
+func.func @f(%b: !tile.barrier<0>) {
+  return
+}
+
+// -----
+
+func.func @f(%A: memref<?x?xf16>, %i: index) {
+  tile.kernel grid(%a) in (1) threads(256) {
+    %b = tile.alloc_barrier [128] : !tile.barrier<1>
+    %f = tile.fragment : !tile.fragment<64x64xf16>
+    // expected-error @+1 {{signals a barrier, so it must copy from global to shared memory (TileLang's T.tma_copy load)}}
+    tile.copy %A[%i, %i] -> %f barrier(%b[%i]) : memref<?x?xf16>, !tile.fragment<64x64xf16>, !tile.barrier<1>
+  }
+  return
+}
+
+// -----
+
+// A fragment belongs to the threads of one thread range.
+func.func @fragment_of_two_ranges(%C: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  tile.kernel grid(%bx) in (1) threads(256) {
+    // expected-error @+1 {{is used by different threads: a fragment belongs to the threads of one 'tile.thread_range' (or to the whole block)}}
+    %acc = tile.fragment : !tile.fragment<128x128xf32>
+    tile.thread_range 0 to 128 {
+      // expected-note @+1 {{used here by threads 0 to 128}}
+      tile.fill %acc, %zero : !tile.fragment<128x128xf32>
+    }
+    tile.thread_range 128 to 256 {
+      // expected-note @+1 {{and here by threads 128 to 256}}
+      tile.copy %acc -> %C[0, 0] : !tile.fragment<128x128xf32>, memref<128x128xf32>
+    }
+  }
   return
 }

@@ -321,3 +321,31 @@ func.func @im2col(%img: memref<?x?x?x?xf16>, %b: index, %k: index) {
   }
   return
 }
+
+// Warp specialization by hand (TileLang's T.ws, T.alloc_barrier,
+// T.tma_copy): thread ranges, barriers and a copy that signals one.
+// CHECK-LABEL: func.func @thread_ranges
+func.func @thread_ranges(%A: memref<?x?xf16>, %k: index, %parity: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%bx) in (4) threads(256) {
+    %As = tile.alloc_shared : memref<128x64xf16, #gpu.address_space<workgroup>>
+    // CHECK: %[[BARS:.+]] = tile.alloc_barrier [128, 256] : !tile.barrier<2>
+    %bars = tile.alloc_barrier [128, 256] : !tile.barrier<2>
+    // CHECK: tile.thread_range 128 to 256 {
+    tile.thread_range 128 to 256 {
+      // CHECK: tile.barrier_wait %[[BARS]][%{{.+}}], %{{.+}} : !tile.barrier<2>
+      tile.barrier_wait %bars[%c1], %parity : !tile.barrier<2>
+      // CHECK: tile.copy %{{.+}}[%{{.+}}, %{{.+}}] -> %{{.+}} barrier(%[[BARS]][%{{.+}}]) : memref<?x?xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.barrier<2>
+      tile.copy %A[%c0, %k] -> %As barrier(%bars[%c0]) : memref<?x?xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.barrier<2>
+      // CHECK: tile.barrier_arrive %[[BARS]][%{{.+}}] : !tile.barrier<2>
+      tile.barrier_arrive %bars[%c0] : !tile.barrier<2>
+    }
+    // CHECK: tile.thread_range 0 to 128 {
+    tile.thread_range 0 to 128 {
+      tile.barrier_wait %bars[%c0], %parity : !tile.barrier<2>
+      tile.barrier_arrive %bars[%c1] : !tile.barrier<2>
+    }
+  }
+  return
+}

@@ -26,9 +26,6 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
-/// How long one try_wait suspends the thread (ns) before trying again.
-static constexpr int64_t kWaitTicks = 10000000;
-
 StageRing StageRing::create(const KernelContext &k, OpBuilder &b,
                             Location loc, int64_t stages, Value emptyCount,
                             bool wholeBlock, bool cluster) {
@@ -83,16 +80,16 @@ RingPosition StageRing::advance(OpBuilder &b, Location loc,
 
 void StageRing::waitFull(OpBuilder &b, Location loc,
                          RingPosition position) const {
-  nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, position.phase,
-                                         k->constant(b, loc, kWaitTicks),
-                                         position.stage);
+  nvgpu::MBarrierTryWaitParityOp::create(
+      b, loc, barriers, position.phase, k->constant(b, loc, kMBarrierWaitTicks),
+      position.stage);
   NVVM::SyncWarpOp::create(
       b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
 }
 
 void StageRing::waitEmpty(OpBuilder &b, Location loc, Value stage,
                           Value parity) const {
-  Value ticks = k->constant(b, loc, kWaitTicks);
+  Value ticks = k->constant(b, loc, kMBarrierWaitTicks);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, parity, ticks,
                                          getEmpty(b, loc, stage));
 }

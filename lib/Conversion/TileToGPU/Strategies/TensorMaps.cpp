@@ -171,7 +171,7 @@ bool mlir::tile::gpu_lowering::canMulticast(const KernelPlan &plan,
 }
 
 bool mlir::tile::gpu_lowering::isTmaStore(const KernelPlan &plan, CopyOp copy) {
-  if (!plan.persistent || !plan.options.tmaStore ||
+  if (!plan.persistent || plan.threadRanges || !plan.options.tmaStore ||
       !plan.target.has(Feature::Tma) || !plan.fragments.count(copy.getSource()))
     return false;
   auto type = dyn_cast<MemRefType>(copy.getDest().getType());

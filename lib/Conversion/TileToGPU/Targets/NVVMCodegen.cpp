@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Named barriers (bar.sync id, count), the proxy fence that orders threads'
+// Named barriers (bar.sync id, count), mbarriers (the kernel's own:
+// tile.alloc_barrier), the proxy fence that orders threads'
 // shared-memory writes before TMA and wgmma read them, and a read of %tid.x
 // that LLVM cannot hoist.
 //
@@ -13,15 +14,20 @@
 #include "../TargetCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
+using namespace mlir::tile;
 using namespace mlir::tile::gpu_lowering;
 
 namespace {
+
 class NVVMCodegen final : public TargetCodegen {
 public:
   void namedBarrier(OpBuilder &b, Location loc, int64_t id,
@@ -34,6 +40,62 @@ public:
     NVVM::BarrierOp::create(b, loc, TypeRange{}, barrier, count,
                             /*reductionOp=*/{},
                             /*reductionPredicate=*/Value());
+  }
+
+  Value createBarrierGroup(OpBuilder &b, Location loc,
+                           int64_t count) const override {
+    MLIRContext *context = b.getContext();
+    auto type = nvgpu::MBarrierGroupType::get(
+        context,
+        gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup),
+        count);
+    return nvgpu::MBarrierCreateOp::create(b, loc, type);
+  }
+
+  void initBarrier(OpBuilder &b, Location loc, Value group, Value index,
+                   Value arrivals) const override {
+    nvgpu::MBarrierInitOp::create(b, loc, group, arrivals, index,
+                                  /*predicate=*/Value());
+  }
+
+  void arriveAtBarrier(OpBuilder &b, Location loc, Value group,
+                       Value index) const override {
+    nvgpu::MBarrierArriveOp::create(
+        b, loc, nvgpu::MBarrierTokenType::get(b.getContext()), group, index);
+  }
+
+  void waitForBarrier(OpBuilder &b, Location loc, const TargetInfo &target,
+                      Value group, Value index, Value parity) const override {
+    if (target.has(Feature::Tma)) {
+      // sm_90's try_wait suspends the thread for up to the ticks given.
+      nvgpu::MBarrierTryWaitParityOp::create(
+          b, loc, group, parity,
+          arith::ConstantIndexOp::create(b, loc, kMBarrierWaitTicks), index);
+      return;
+    }
+    // sm_80 has the polling test_wait: while (!test_wait(parity)) {}
+    Value address =
+        nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(), group, index);
+    Value pointer = LLVM::IntToPtrOp::create(
+        b, loc,
+        LLVM::LLVMPointerType::get(
+            b.getContext(),
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+        address);
+    Value phase = arith::ExtUIOp::create(b, loc, b.getI32Type(), parity);
+    scf::WhileOp::create(
+        b, loc, TypeRange(), ValueRange(),
+        [&](OpBuilder &before, Location l, ValueRange) {
+          Value done = NVVM::MBarrierTestWaitOp::create(
+              before, l, before.getI1Type(), pointer, phase);
+          Value waiting = arith::XOrIOp::create(
+              before, l, done,
+              arith::ConstantIntOp::create(before, l, before.getI1Type(), 1));
+          scf::ConditionOp::create(before, l, waiting, ValueRange());
+        },
+        [&](OpBuilder &after, Location l, ValueRange) {
+          scf::YieldOp::create(after, l);
+        });
   }
 
   void fenceSharedForAsyncProxy(OpBuilder &b, Location loc) const override {

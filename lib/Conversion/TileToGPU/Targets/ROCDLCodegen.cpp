@@ -44,6 +44,21 @@ public:
                      "block there");
   }
 
+  // No mbarriers on AMD: KernelPlan refuses tile.alloc_barrier there.
+  Value createBarrierGroup(OpBuilder &, Location, int64_t) const override {
+    return Value();
+  }
+  void initBarrier(OpBuilder &, Location, Value, Value, Value) const override {
+    llvm_unreachable("no mbarriers on AMD");
+  }
+  void arriveAtBarrier(OpBuilder &, Location, Value, Value) const override {
+    llvm_unreachable("no mbarriers on AMD");
+  }
+  void waitForBarrier(OpBuilder &, Location, const tile::TargetInfo &, Value,
+                      Value, Value) const override {
+    llvm_unreachable("no mbarriers on AMD");
+  }
+
   void fenceSharedForAsyncProxy(OpBuilder &, Location) const override {}
 
   Value rereadThreadId(OpBuilder &, Location) const override { return Value(); }

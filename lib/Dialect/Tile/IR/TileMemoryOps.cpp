@@ -148,9 +148,21 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
       return failure();
     offsetsOnDest = true;
   }
+  // barrier(%bars[%i])
+  OpAsmParser::UnresolvedOperand barrier, barrierIndex;
+  bool signals = false;
+  if (succeeded(parser.parseOptionalKeyword("barrier"))) {
+    if (parser.parseLParen() || parser.parseOperand(barrier) ||
+        parser.parseLSquare() || parser.parseOperand(barrierIndex) ||
+        parser.parseRSquare() || parser.parseRParen())
+      return failure();
+    signals = true;
+  }
+  Type barrierType;
   if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
       parser.parseType(sourceType) || parser.parseComma() ||
-      parser.parseType(destType))
+      parser.parseType(destType) ||
+      (signals && (parser.parseComma() || parser.parseType(barrierType))))
     return failure();
   if ((offsetsOnSource && !isGlobalMemRef(sourceType)) ||
       (offsetsOnDest && !isGlobalMemRef(destType)))
@@ -164,6 +176,15 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.resolveOperand(dest, destType, result.operands) ||
       parser.resolveOperands(offsets, index, result.operands))
     return failure();
+  if (signals &&
+      (parser.resolveOperand(barrier, barrierType, result.operands) ||
+       parser.resolveOperand(barrierIndex, index, result.operands)))
+    return failure();
+  int32_t optional = signals ? 1 : 0;
+  result.addAttribute(
+      getOperandSegmentSizesAttrName(result.name),
+      parser.getBuilder().getDenseI32ArrayAttr(
+          {1, 1, static_cast<int32_t>(offsets.size()), optional, optional}));
   return success();
 }
 
@@ -178,8 +199,14 @@ void CopyOp::print(OpAsmPrinter &p) {
   printSide(getSource());
   p << " ->";
   printSide(getDest());
-  p.printOptionalAttrDict((*this)->getAttrs(), {getStaticOffsetsAttrName()});
+  if (Value barrier = getBarrier())
+    p << " barrier(" << barrier << "[" << getBarrierIndex() << "])";
+  p.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {getStaticOffsetsAttrName(), getOperandSegmentSizesAttrName()});
   p << " : " << getSource().getType() << ", " << getDest().getType();
+  if (Value barrier = getBarrier())
+    p << ", " << barrier.getType();
 }
 
 LogicalResult CopyOp::verify() {
@@ -209,6 +236,10 @@ LogicalResult CopyOp::verify() {
              << " does not match destination shape "
              << formatShape(getShape(getDest()));
   }
+  if (getBarrier() &&
+      (!isGlobalMemRef(sourceType) || !isSharedMemRef(destType)))
+    return emitOpError("signals a barrier, so it must copy from global to "
+                       "shared memory (TileLang's T.tma_copy load)");
   if (auto pad = getPadAttr()) {
     if (getGlobal() != getSource())
       return emitOpError("'pad' needs a global source: only global reads can "

@@ -18,6 +18,10 @@
 
 namespace mlir::tile::detail {
 
+/// In a kernel with thread ranges: each fragment is used by the threads of
+/// one range (or by the whole block), else a located error.
+LogicalResult verifyFragmentThreads(KernelOp kernel);
+
 /// A shape as `[a, b]` for diagnostics.
 std::string formatShape(ArrayRef<int64_t> shape);
 

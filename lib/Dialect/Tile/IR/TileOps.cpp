@@ -196,6 +196,8 @@ LogicalResult KernelOp::verifyRegions() {
     return emitOpError("expects ")
            << getGridRank()
            << " block id arguments of type index, one per grid dim";
+  if (failed(verifyFragmentThreads(*this)))
+    return failure();
   return verifyReducerOrder(*this);
 }
 

@@ -87,3 +87,11 @@ bool mlir::tile::isGlobalMemRef(Type type) {
 bool mlir::tile::isBlockTile(Type type) {
   return isa<FragmentType>(type) || isSharedMemRef(type);
 }
+
+LogicalResult BarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  int64_t count) {
+  if (count < 1)
+    return emitError() << "a barrier group holds at least one barrier, got "
+                       << count;
+  return success();
+}

@@ -100,7 +100,6 @@ LogicalResult mlir::tile::checkCompileBounds(KernelOp kernel,
                                              const TargetInfo &target) {
   if (target.isCPU())
     return success();
-  int64_t threads = kernel.getThreadsAttr().getInt();
   WalkResult result = kernel.walk([&](Operation *op) {
     LogicalResult status = success();
     if (auto fragment = dyn_cast<FragmentOp>(op))
@@ -108,7 +107,7 @@ LogicalResult mlir::tile::checkCompileBounds(KernelOp kernel,
     else if (auto loop = dyn_cast<ParallelOp>(op))
       status = checkParallel(loop);
     else if (auto gemm = dyn_cast<GemmOp>(op))
-      status = checkGemm(gemm, target, threads);
+      status = checkGemm(gemm, target, getThreadCount(gemm));
     return failed(status) ? WalkResult::interrupt() : WalkResult::advance();
   });
   return failure(result.wasInterrupted());

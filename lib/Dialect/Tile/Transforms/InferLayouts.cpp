@@ -46,7 +46,8 @@ class LayoutInference : public LayoutInferenceState {
 public:
   LayoutInference(KernelOp kernel, const TargetInfo &target, bool explain)
       : kernel(kernel), target(target), explain(explain),
-        threads(kernel.getThreadsAttr().getInt()) {}
+        kernelThreads(kernel.getThreadsAttr().getInt()),
+        threads(kernelThreads) {}
 
   LogicalResult run();
 
@@ -55,6 +56,8 @@ public:
   //===--------------------------------------------------------------------===//
 
   const TargetInfo &getTarget() const override { return target; }
+  /// The threads of the op being asked (its tile.thread_range's or the
+  /// kernel's).
   int64_t getThreads() const override { return threads; }
   const LayoutDecision *getFragment(Value fragment) const override {
     auto it = fragments.find(fragment);
@@ -94,9 +97,16 @@ private:
     return FragmentLayoutAttr::get(kernel.getContext(), layout);
   }
 
+  /// The threads the ops using `fragment` run across (the kernel's
+  /// verifier made sure they agree).
+  int64_t getThreadsOf(Value fragment) const;
+
   KernelOp kernel;
   const TargetInfo &target;
   bool explain;
+  /// The kernel's threads, and the threads of the op or buffer that layout
+  /// inference works on (fewer in a tile.thread_range).
+  int64_t kernelThreads;
   int64_t threads;
   bool changed = false;
 
@@ -147,6 +157,7 @@ LogicalResult LayoutInference::askOps(bool propagate) {
   do {
     changed = false;
     WalkResult result = kernel.walk([&](LayoutInferenceOpInterface op) {
+      threads = getThreadCount(op);
       LogicalResult status =
           propagate ? op.propagateLayouts(*this) : op.requireLayouts(*this);
       return failed(status) ? WalkResult::interrupt() : WalkResult::advance();
@@ -170,6 +181,7 @@ bool LayoutInference::chooseFreeFragment() {
       best = op;
   if (!best)
     return false;
+  threads = getThreadsOf(best.getResult());
   FragmentType type = best.getType();
   // Spread the dims indexed by induction variables; those some loop indexes
   // uniformly become slot digits (every holder holds all of them), and a
@@ -217,6 +229,7 @@ bool LayoutInference::chooseFreeLoop() {
       }
       return WalkResult::advance();
     });
+    threads = getThreadCount(loop);
     loops.insert({loop,
                   {getVectorizedFragment(loop.getShape(), bits, threads), loop,
                    "free choice: no fragment constrains it; runs of up to 128 "
@@ -272,6 +285,7 @@ void LayoutInference::write() {
       return;
     unsigned bits =
         cast<FragmentType>(copy.getSource().getType()).getElementTypeBitWidth();
+    threads = getThreadCount(copy);
     FragmentTransfer transfer =
         planFragmentTransfer(source->second.layout, dest->second.layout, bits,
                              threads, target.warpSize);
@@ -287,6 +301,20 @@ void LayoutInference::write() {
     else if (transfer.kind == TransferKind::WarpShuffle)
       diag << ": the two layouts put elements on different lanes of a warp";
   });
+}
+
+/// The op of `fragment`'s kernel that uses it directly or through a
+/// tile.parallel body (the body's loop).
+static Operation *getUsingTileOp(Operation *user) {
+  if (auto loop = user->getParentOfType<ParallelOp>())
+    return loop;
+  return user;
+}
+
+int64_t LayoutInference::getThreadsOf(Value fragment) const {
+  for (Operation *user : fragment.getUsers())
+    return getThreadCount(getUsingTileOp(user));
+  return kernelThreads;
 }
 
 LogicalResult LayoutInference::run() {

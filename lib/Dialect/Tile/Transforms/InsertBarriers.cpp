@@ -106,6 +106,7 @@ private:
           if (store.getMemRef() != memory || isVarying(store.getValue()) ||
               anyVarying(store.getIndices()) ||
               user->getParentOfType<ParallelOp>() ||
+              user->getParentOfType<ThreadRangeOp>() ||
               getDivergentAncestor(user, *this))
             return true;
           continue;
@@ -186,10 +187,11 @@ private:
 bool isDivergent(Operation *op, const ThreadVariance &variance);
 
 /// The innermost op of `op`'s kernel around `op` whose region runs
-/// differently in different threads, if any.
+/// differently in different threads, if any. A tile.thread_range is where
+/// the search stops: its threads are the block of the tile ops in it.
 Operation *getDivergentAncestor(Operation *op, const ThreadVariance &variance) {
-  for (Operation *parent = op->getParentOp(); !isa<KernelOp>(parent);
-       parent = parent->getParentOp())
+  for (Operation *parent = op->getParentOp();
+       !isa<KernelOp, ThreadRangeOp>(parent); parent = parent->getParentOp())
     if (isDivergent(parent, variance))
       return parent;
   return nullptr;
@@ -204,13 +206,14 @@ bool isDivergent(Operation *op, const ThreadVariance &variance) {
   if (auto loop = dyn_cast<PipelinedOp>(op))
     return variance.anyVarying(
         {loop.getLower(), loop.getUpper(), loop.getStep()});
-  return op->getNumRegions() != 0 && !isa<ParallelOp, KernelOp>(op);
+  return op->getNumRegions() != 0 &&
+         !isa<ParallelOp, KernelOp, ThreadRangeOp>(op);
 }
 
 /// Whether `op` is a tile op that the whole block runs together.
 bool isCollective(Operation *op) {
   return op->hasTrait<BlockLevel>() &&
-         !isa<ThreadIdOp, AllocSharedOp, FragmentOp>(op);
+         !isa<ThreadIdOp, AllocSharedOp, FragmentOp, AllocBarrierOp>(op);
 }
 
 /// The located errors for tile ops that would see threads differ.
@@ -368,6 +371,13 @@ private:
   /// alike; false for an op whose regions are not followed (its accesses
   /// then count as one).
   bool placeInRegions(Operation &op, Accesses &pending, bool insert) {
+    if (auto range = dyn_cast<ThreadRangeOp>(op)) {
+      // Its barriers are its threads'; what it shares with the code around
+      // it and with other ranges, the kernel's own barriers order.
+      Accesses inner;
+      place(range.getBody().front(), inner, insert);
+      return true;
+    }
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
       Accesses taken = pending;
       place(*branch.thenBlock(), taken, insert);

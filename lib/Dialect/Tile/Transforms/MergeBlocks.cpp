@@ -523,10 +523,17 @@ bool mlir::tile::mergeBlocks(RewriterBase &rewriter, KernelOp kernel,
   if (kernel.getPersistent() || kernel.getRasterAttr() ||
       kernel.getSpecialize())
     return false;
-  bool readsThreadIds =
-      kernel.walk([](ThreadIdOp) { return WalkResult::interrupt(); })
+  // Thread indices, thread ranges and barriers' arrival counts count the
+  // block's threads as written.
+  bool writesThreads =
+      kernel
+          .walk([](Operation *op) {
+            return isa<ThreadIdOp, ThreadRangeOp, AllocBarrierOp>(op)
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          })
           .wasInterrupted();
-  if (readsThreadIds)
+  if (writesThreads)
     return false;
   // Along N first, then along M (64-row tiles): each merge brings one to
   // its goal.

@@ -316,6 +316,10 @@ static void widen(RewriterBase &rewriter, PipelinedOp loop,
 bool mlir::tile::widenKSteps(RewriterBase &rewriter, PipelinedOp loop,
                              int64_t bytes,
                              std::optional<int64_t> sharedBytes) {
+  // Thread ranges hand their tiles over with the kernel's own barriers,
+  // step by step as written.
+  if (hasThreadRanges(loop->getParentOfType<KernelOp>()))
+    return false;
   FailureOr<KStepPlan> plan = matchLoop(loop, bytes);
   if (failed(plan))
     return false;

@@ -37,11 +37,12 @@ int64_t mlir::tile::getFragmentRegisters(
 
 /// Whether the user wrote what fixes `kernel`'s threads: a layout of how
 /// they share a fragment or a parallel loop (layout inference has not run
-/// yet), or a read of a thread's index.
+/// yet), a read of a thread's index, a thread range or a barrier's
+/// arrival count.
 static bool hasWrittenThreads(KernelOp kernel) {
   return kernel
       .walk([](Operation *op) {
-        if (isa<ThreadIdOp>(op))
+        if (isa<ThreadIdOp, ThreadRangeOp, AllocBarrierOp>(op))
           return WalkResult::interrupt();
         if (auto fragment = dyn_cast<FragmentOp>(op);
             fragment && fragment.getLayoutAttr())

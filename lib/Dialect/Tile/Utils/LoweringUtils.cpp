@@ -325,3 +325,57 @@ Im2ColIndex mlir::tile::buildIm2ColIndex(OpBuilder &b, Location loc,
       b.createOrFold<arith::AndIOp>(loc, below(inY, h), below(inX, w)));
   return {inside, {picture, inY, inX, channel}};
 }
+
+Value mlir::tile::buildMemoryBarrierArrive(OpBuilder &b, Location loc,
+                                           Value state, Value index,
+                                           Value count) {
+  Type i64 = b.getI64Type();
+  auto rmw = memref::GenericAtomicRMWOp::create(b, loc, state, index);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rmw.getBody());
+    Value word = rmw.getCurrentValue();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, i64, v);
+    };
+    // Arrivals + 1 == count: the next phase, no arrivals; else one more.
+    Value arrivals = arith::AndIOp::create(b, loc, word, constant(0xffffffff));
+    Value plusOne = arith::AddIOp::create(b, loc, arrivals, constant(1));
+    Value completes =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, plusOne, count);
+    Value phases = arith::ShRUIOp::create(b, loc, word, constant(32));
+    Value next = arith::ShLIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, phases, constant(1)),
+        constant(32));
+    Value arrived = arith::AddIOp::create(b, loc, word, constant(1));
+    memref::AtomicYieldOp::create(
+        b, loc, arith::SelectOp::create(b, loc, completes, next, arrived));
+  }
+  return rmw.getResult();
+}
+
+void mlir::tile::buildMemoryBarrierWait(
+    OpBuilder &b, Location loc, Value state, Value index, Value parity,
+    function_ref<void(OpBuilder &, Location)> pause) {
+  Type i64 = b.getI64Type();
+  scf::WhileOp::create(
+      b, loc, TypeRange(), ValueRange(),
+      [&](OpBuilder &before, Location l, ValueRange) {
+        // An atomic read (or with 0) that acquires what the arrivals
+        // released.
+        Value word = memref::AtomicRMWOp::create(
+            before, l, arith::AtomicRMWKind::ori,
+            arith::ConstantIntOp::create(before, l, i64, 0), state, index);
+        Value phases = arith::ShRUIOp::create(
+            before, l, word, arith::ConstantIntOp::create(before, l, i64, 32));
+        Value current =
+            arith::TruncIOp::create(before, l, before.getI1Type(), phases);
+        Value waiting = arith::CmpIOp::create(
+            before, l, arith::CmpIPredicate::eq, current, parity);
+        scf::ConditionOp::create(before, l, waiting, ValueRange());
+      },
+      [&](OpBuilder &after, Location l, ValueRange) {
+        pause(after, l);
+        scf::YieldOp::create(after, l);
+      });
+}

@@ -36,6 +36,12 @@ public:
 #include "tile/Dialect/Tile/IR/TileOps.h.inc"
 
 namespace mlir::tile {
+/// The threads `op` runs across: those of its tile.thread_range (or the
+/// range itself), else its kernel's; 0 outside a kernel.
+int64_t getThreadCount(Operation *op);
+/// Whether `kernel` has tile.thread_range regions.
+bool hasThreadRanges(KernelOp kernel);
+
 /// How a fragment element access in a tile.parallel body (tile.load /
 /// tile.store) indexes each dim of the fragment: by an induction variable of
 /// `parallel` (its number), or by a uniform value, the same for every

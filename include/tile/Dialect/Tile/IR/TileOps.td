@@ -160,7 +160,7 @@ def Tile_FragmentOp : Tile_Op<"fragment", [Tile_BlockLevel,
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Tile_CopyOp : Tile_Op<"copy", [Tile_BlockLevel]> {
+def Tile_CopyOp : Tile_Op<"copy", [Tile_BlockLevel, AttrSizedOperandSegments]> {
   let summary = "copy a tile (TileLang's T.copy)";
   let description = [{
     Copies a tile between global memory, shared memory and fragments, in any
@@ -178,12 +178,25 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_BlockLevel]> {
     tile.copy %acc -> %C[%m, 0] : !tile.fragment<128x128xf32>, memref<1024x256xf16>
     tile.copy %As -> %frag : memref<128x32xf16, #gpu.address_space<workgroup>>, !tile.fragment<128x32xf16>
     ```
+
+    With `barrier(%bars[%i])` (TileLang's `T.tma_copy(src, dst,
+    barrier=...)`), a copy from global to shared memory signals barrier `i`:
+    it may still be in flight after the op, and the barrier's current phase
+    completes only once its data has landed, so the threads that wait for
+    that phase read it. On Hopper it is a TMA load that counts its bytes on
+    the mbarrier; elsewhere the threads copy before going on.
+
+    ```mlir
+    tile.copy %A[%m, %k] -> %As barrier(%bars[%c0]) : memref<?x?xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.barrier<2>
+    ```
   }];
   let arguments = (ins Arg<Tile_Buffer, "tile source", [MemRead]>:$source,
                        Arg<Tile_Buffer, "tile destination", [MemWrite]>:$dest,
                        Variadic<Index>:$offsets,
                        DenseI64ArrayAttr:$static_offsets,
-                       OptionalAttr<TypedAttrInterface>:$pad);
+                       OptionalAttr<TypedAttrInterface>:$pad,
+                       Optional<Tile_BarrierType>:$barrier,
+                       Optional<Index>:$barrier_index);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -446,6 +459,101 @@ def Tile_BarrierOp : Tile_Op<"barrier", [Tile_BlockLevel]> {
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+def Tile_ThreadRangeOp : Tile_Op<"thread_range", [Tile_BlockLevel,
+    RecursiveMemoryEffects, SingleBlock, NoTerminator]> {
+  let summary = "a region that some of the block's threads run (TileLang's T.ws)";
+  let description = [{
+    Runs its body in the threads `begin` to `end` (exclusive) of the block
+    only; the others skip it. Tile ops in the body are collective over those
+    threads, which the compiler divides their work over (fragments the body
+    uses are laid out over them), and a `tile.barrier` in it waits for them
+    alone. TileLang's `with T.ws(i):` is the range of warpgroup i (threads
+    128 i to 128 (i + 1)); consecutive warpgroups make one range.
+
+    Different ranges run at the same time: what they share in shared memory
+    is ordered by the kernel's barriers (`tile.alloc_barrier`,
+    `tile.barrier_arrive`, `tile.barrier_wait`), as the program says; the
+    compiler adds no barrier between a range and the code around it. Bounds
+    are multiples of 32, and ranges do not nest. A kernel with thread ranges
+    keeps its thread count, its pipelined loops run as written, and its
+    shared buffers each have memory of their own.
+
+    ```mlir
+    tile.thread_range 128 to 256 {
+      tile.barrier_wait %bars[%c1], %parity : !tile.barrier<2>
+      tile.copy %A[%m, %k] -> %As barrier(%bars[%c0]) : memref<?x?xf16>, memref<128x64xf16, #gpu.address_space<workgroup>>, !tile.barrier<2>
+      tile.barrier_arrive %bars[%c0] : !tile.barrier<2>
+    }
+    ```
+  }];
+  let arguments = (ins I64Attr:$begin, I64Attr:$end);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$begin `to` $end attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getThreadCount() { return getEnd() - getBegin(); }
+  }];
+}
+
+def Tile_AllocBarrierOp : Tile_Op<"alloc_barrier", [Tile_BlockLevel]> {
+  let summary = "make a group of barriers (TileLang's T.alloc_barrier)";
+  let description = [{
+    Makes barriers in the block's shared memory, one per entry of
+    `arrive_counts`, each completing a phase after that many arrivals. They
+    are ready when every thread has passed this op (it is at the kernel's
+    level, outside thread ranges). A barrier's first phase has parity 0.
+
+    ```mlir
+    %ready = tile.alloc_barrier [128] : !tile.barrier<1>
+    %stages = tile.alloc_barrier [128, 128, 256, 256] : !tile.barrier<4>
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$arrive_counts);
+  let results = (outs Tile_BarrierType:$result);
+  let assemblyFormat = "$arrive_counts attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_BarrierArriveOp : Tile_Op<"barrier_arrive"> {
+  let summary = "arrive at a barrier (TileLang's T.barrier_arrive, T.mbarrier_arrive)";
+  let description = [{
+    The running thread arrives at barrier `index` of the group, once: the
+    barrier's current phase completes with the last of its arrival count
+    (and the copies that signal it). The thread's writes to shared memory
+    before it are visible to the threads that wait for that phase. Each
+    thread that runs it arrives (it is not a tile op: under a branch, only
+    the threads that take it do).
+
+    ```mlir
+    tile.barrier_arrive %bars[%i] : !tile.barrier<2>
+    ```
+  }];
+  let arguments = (ins Tile_BarrierType:$barrier, Index:$index);
+  let assemblyFormat = "$barrier `[` $index `]` attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def Tile_BarrierWaitOp : Tile_Op<"barrier_wait"> {
+  let summary = "wait for a barrier's phase (TileLang's T.barrier_wait, T.mbarrier_wait_parity)";
+  let description = [{
+    The running thread waits until the phase of barrier `index` whose parity
+    is `parity` (its low bit) has completed: the barrier's phases count 0,
+    1, 2, ... from its allocation, and a wait for the parity of the phase
+    before the current one returns at once (so waiting for parity 1 on a new
+    barrier does not block). What the arriving threads wrote before arriving,
+    and what the copies that signal the phase wrote, is visible after it.
+
+    ```mlir
+    tile.barrier_wait %bars[%i], %parity : !tile.barrier<2>
+    ```
+  }];
+  let arguments = (ins Tile_BarrierType:$barrier, Index:$index, Index:$parity);
+  let assemblyFormat = [{
+    $barrier `[` $index `]` `,` $parity attr-dict `:` qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
 }
 
 def Tile_FenceOp : Tile_Op<"fence"> {

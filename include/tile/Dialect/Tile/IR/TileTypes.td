@@ -42,4 +42,22 @@ def Tile_FragmentType : Tile_Type<"Fragment", "fragment",
   }];
 }
 
+def Tile_BarrierType : Tile_Type<"Barrier", "barrier"> {
+  let summary = "barriers in shared memory that threads arrive at and wait on";
+  let description = [{
+    `count` barriers of the block (TileLang's `T.alloc_barrier`, NVIDIA's
+    mbarriers), made by `tile.alloc_barrier`. Each has an arrival count: a
+    phase completes when that many arrivals (`tile.barrier_arrive`) and the
+    copies that signal it (`tile.copy ... barrier(...)`) are done, and the
+    next phase begins. `tile.barrier_wait` waits for the phase of a parity.
+
+    ```mlir
+    %bars = tile.alloc_barrier [128, 128] : !tile.barrier<2>
+    ```
+  }];
+  let parameters = (ins "int64_t":$count);
+  let assemblyFormat = "`<` $count `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // TILE_DIALECT_TILE_IR_TILETYPES_TD

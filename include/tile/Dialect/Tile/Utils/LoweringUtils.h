@@ -43,6 +43,21 @@ SmallVector<Value> getBlockIdsOfLinear(OpBuilder &b, Location loc, Value linear,
 Value buildInBounds(OpBuilder &b, Location loc, Value memref,
                     ValueRange index);
 
+/// Barriers in memory for targets without hardware ones (the CPU's team of
+/// threads): word `index` of `state` (memref<?xi64>, zero at first) holds
+/// a barrier's completed phases (high 32 bits) and the arrivals of its
+/// current phase (low 32). The running thread arrives at it, which
+/// completes a phase of `count` (i64) arrivals; returns the word as it was
+/// before (i64).
+Value buildMemoryBarrierArrive(OpBuilder &b, Location loc, Value state,
+                               Value index, Value count);
+/// Spins until the phase of parity `parity` (i1) of the barrier at word
+/// `index` of `state` has completed (the current phase's parity differs),
+/// calling `pause` in each round.
+void buildMemoryBarrierWait(OpBuilder &b, Location loc, Value state,
+                            Value index, Value parity,
+                            function_ref<void(OpBuilder &, Location)> pause);
+
 /// The index of a thread in `unit`s (tile.thread_id's) from its index
 /// `thread` in the block, for warps of `warpSize` threads.
 Value buildThreadIndex(OpBuilder &b, Location loc, ThreadUnit unit,

@@ -1,0 +1,171 @@
+"""Warp specialization written by hand, as TileLang's warp_specialize
+examples write it: T.ws regions of warpgroups, T.alloc_barrier,
+T.barrier_arrive / T.barrier_wait (and the mbarrier_* spellings),
+T.tma_copy with a barrier. GEMMs at ragged sizes against NumPy; misuses as
+located errors."""
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+import tile
+import tile.language as T
+from conftest import TARGET, to_device, to_numpy
+
+HERE = os.path.basename(__file__)
+
+# Tiles: the GPU's are TileLang's (128 x 128 x 64, f16); the CPU's small
+# (its block's 256 threads are a team of OS threads).
+if TARGET == "cpu":
+    TILES, DTYPE, NP_DTYPE, TOL = (32, 32, 16), T.float32, np.float32, 1e-4
+else:
+    TILES, DTYPE, NP_DTYPE, TOL = (128, 128, 64), T.float16, np.float16, 2e-2
+
+
+def raises_at(match):
+    return pytest.raises(tile.TileError,
+                         match=re.escape(HERE) + r":\d+(:\d+)?: error: .*" + match)
+
+
+# Warpgroup 1 copies A's and B's tiles, warpgroup 0 multiplies them: one
+# barrier says a step's data is ready, the other that the consumers are
+# done with it (TileLang's example_warp_specialize_gemm_copy_1_gemm_0).
+@tile.jit(out_idx=[-1], target=TARGET)
+def copy_1_gemm_0(A, B, block_M, block_N, block_K, dtype=DTYPE):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), dtype)
+    B: T.Tensor((K, N), dtype)
+    C = T.empty((M, N), dtype)
+
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
+        A_shared = T.alloc_shared((block_M, block_K), dtype)
+        B_shared = T.alloc_shared((block_K, block_N), dtype)
+        C_local = T.alloc_fragment((block_M, block_N), T.float32)
+        data_is_ready = T.alloc_barrier(arrive_count=128)
+        compute_is_done = T.alloc_barrier(arrive_count=128)
+
+        with T.ws(0):
+            T.clear(C_local)
+        for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+            with T.ws(1):
+                T.barrier_wait(compute_is_done, (ko + 1) % 2)
+                T.tma_copy(A[by * block_M, ko * block_K], A_shared, barrier=data_is_ready)
+                T.tma_copy(B[ko * block_K, bx * block_N], B_shared, barrier=data_is_ready)
+                T.barrier_arrive(data_is_ready)
+            with T.ws(0):
+                T.barrier_wait(data_is_ready, ko % 2)
+                T.gemm(A_shared, B_shared, C_local)
+                T.barrier_arrive(compute_is_done)
+        with T.ws(0):
+            T.copy(C_local, C[by * block_M, bx * block_N])
+    return C
+
+
+# Both warpgroups multiply, each its half of the block's columns, after a
+# copy of A's tile by the whole block (TileLang's
+# example_warp_specialize_gemm_copy_gemm_0_1): no barriers of the kernel's
+# own; the whole block's copy is ordered with the ranges' reads as any
+# block-level op.
+@tile.jit(out_idx=[-1], target=TARGET)
+def copy_gemm_0_1(A, B, block_M, block_N, block_K, dtype=DTYPE):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), dtype)
+    B: T.Tensor((K, N), dtype)
+    C = T.empty((M, N), dtype)
+    half = block_N // 2
+
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
+        A_shared = T.alloc_shared((block_M, block_K), dtype)
+        B_shared_g0 = T.alloc_shared((block_K, half), dtype)
+        B_shared_g1 = T.alloc_shared((block_K, half), dtype)
+        C_local_g0 = T.alloc_fragment((block_M, half), T.float32)
+        C_local_g1 = T.alloc_fragment((block_M, half), T.float32)
+
+        with T.ws(1):
+            T.clear(C_local_g1)
+        with T.ws(0):
+            T.clear(C_local_g0)
+        for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=0):
+            T.copy(A[by * block_M, ko * block_K], A_shared)
+            with T.ws(1):
+                T.copy(B[ko * block_K, bx * block_N], B_shared_g1)
+                T.gemm(A_shared, B_shared_g1, C_local_g1)
+            with T.ws(0):
+                T.copy(B[ko * block_K, bx * block_N + half], B_shared_g0)
+                T.gemm(A_shared, B_shared_g0, C_local_g0)
+        with T.ws(1):
+            T.copy(C_local_g1, C[by * block_M, bx * block_N])
+        with T.ws(0):
+            T.copy(C_local_g0, C[by * block_M, bx * block_N + half])
+    return C
+
+
+@pytest.mark.parametrize("kernel", [copy_1_gemm_0, copy_gemm_0_1])
+def test_warp_specialized_gemm(rng, kernel):
+    bm, bn, bk = TILES
+    # Not multiples of the tiles: partial tiles at every edge.
+    M, N, K = 2 * bm + 6, 3 * bn - 28, 4 * bk + 10
+    a = rng.standard_normal((M, K)).astype(NP_DTYPE)
+    b = rng.standard_normal((K, N)).astype(NP_DTYPE)
+    c = to_numpy(kernel(to_device(a), to_device(b), bm, bn, bk))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=TOL, atol=TOL * np.sqrt(K))
+
+
+def compile_body(body, threads=256):
+    """Compiles a kernel of `threads` threads whose body is `body(A, S)` (A
+    a global 64 x 64 tensor, S a shared tile)."""
+    @T.prim_func
+    def main(A: T.Tensor((64, 64), T.float32)):
+        with T.Kernel(1, threads=threads):
+            S = T.alloc_shared((64, 64), T.float32)
+            body(A, S)
+    return tile.compile(main, target=TARGET)
+
+
+def test_warpgroups_must_be_consecutive():
+    def body(A, S):
+        with T.ws(0, 2):
+            T.copy(A[0, 0], S)
+    with raises_at(r"T.ws's warpgroups must be consecutive, got \[0, 2\]"):
+        compile_body(body, threads=384)
+
+
+def test_warpgroup_past_the_kernels_threads():
+    def body(A, S):
+        with T.ws(1):
+            T.copy(A[0, 0], S)
+    with raises_at("T.ws covers threads 128 to 256, but the kernel has 128 threads"):
+        compile_body(body, threads=128)
+
+
+def test_barriers_at_the_kernels_level():
+    def body(A, S):
+        with T.ws(0):
+            T.alloc_barrier(128)
+    with raises_at("T.alloc_barrier must be at the kernel's level"):
+        compile_body(body)
+
+
+def test_barrier_index_out_of_range():
+    def body(A, S):
+        bars = T.alloc_barrier([128, 128])
+        T.barrier_arrive(bars[2])
+    with raises_at("barrier index 2 is out of range: T.alloc_barrier made 2"):
+        compile_body(body)
+
+
+def test_fragment_of_two_warpgroups_is_an_error():
+    @T.prim_func
+    def main(C: T.Tensor((64, 64), T.float32)):
+        with T.Kernel(1, threads=256):
+            acc = T.alloc_fragment((64, 64), T.float32)
+            with T.ws(0):
+                T.clear(acc)
+            with T.ws(1):
+                T.copy(acc, C[0, 0])
+    with pytest.raises(tile.TileError, match="is used by different threads: a fragment "
+                                             "belongs to the threads of one"):
+        tile.compile(main, target=TARGET)
