@@ -170,6 +170,41 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=64, threads=256, num_stages=
 
 
 @tile.jit(out_idx=[-1])
+def gemm_ws(M, N, K, block_M=128, block_N=128, block_K=64, dtype=T.float16,
+            accum_dtype=T.float32):
+    """The GEMM warp-specialized by hand, as TileLang's
+    example_warp_specialize_gemm_copy_1_gemm_0 writes it: warpgroup 1
+    copies (T.tma_copy) into single-buffered tiles, warpgroup 0 multiplies,
+    two barriers hand each K step over."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+             C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            data_is_ready = T.alloc_barrier(arrive_count=128)
+            compute_is_done = T.alloc_barrier(arrive_count=128)
+            with T.ws(0):
+                T.clear(C_local)
+            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                with T.ws(1):
+                    T.barrier_wait(compute_is_done, (ko + 1) % 2)
+                    T.tma_copy(A[by * block_M, ko * block_K], A_shared, barrier=data_is_ready)
+                    T.tma_copy(B[ko * block_K, bx * block_N], B_shared, barrier=data_is_ready)
+                    T.barrier_arrive(data_is_ready)
+                with T.ws(0):
+                    T.barrier_wait(data_is_ready, ko % 2)
+                    T.gemm(A_shared, B_shared, C_local)
+                    T.barrier_arrive(compute_is_done)
+            with T.ws(0):
+                T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+@tile.jit(out_idx=[-1])
 def gemm_tn(M, N, K, block_M=128, block_N=128, block_K=32, threads=256, num_stages=4,
             dtype=T.float16, accum_dtype=T.float32):
     """C = A^T B, A stored K x M."""
@@ -560,6 +595,14 @@ def case_gemm(X, M, N, K):
                 lambda: X.f32(A) @ X.f32(B), torch)
 
 
+def case_gemm_ws(X, M, N, K):
+    A, B = X.randn(M, K), X.randn(K, N)
+    cfg = dict(block_M=128, block_N=128, block_K=64)
+    torch = [("torch A @ B", lambda: A @ B, None)] if hasattr(X, "torch") else []
+    return Case(2 * M * N * K, cfg, lambda: gemm_ws(M, N, K, **cfg), lambda k: k(A, B),
+                lambda: X.f32(A) @ X.f32(B), torch)
+
+
 def case_gemm_tn(X, M, N, K):
     A, B = X.randn(K, M), X.randn(K, N)
     cfg = dict(block_M=128, block_N=128, block_K=32, threads=256, num_stages=4)
@@ -801,6 +844,8 @@ CASES = {
              [(200, 136, 96), (256, 128, 192)]),
     "gemm_bias_relu": (case_gemm_bias_relu, [(4096, 4096, 4096), (8192, 8192, 8192)],
                        [(200, 136, 96), (256, 128, 192)]),
+    "gemm_ws": (case_gemm_ws, [(4096, 4096, 4096), (8192, 8192, 8192)],
+                [(200, 136, 96)]),
     "gemm_tn": (case_gemm_tn, [(4096, 4096, 4096)], [(200, 136, 96), (128, 256, 64)]),
     "gemm_nt": (case_gemm_nt, [(4096, 4096, 4096)], [(200, 136, 96), (128, 256, 64)]),
     "decode": (case_decode, [(m, n, k) for m in (1, 4, 16, 64)

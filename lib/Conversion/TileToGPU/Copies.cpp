@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Copies.h"
+#include "Strategies/PipelineStrategies.h"
 
 #include "tile/Dialect/Tile/Utils/LoweringUtils.h"
 #include "tile/Layout/FragmentTransfer.h"
@@ -269,6 +270,16 @@ static LogicalResult lowerCopy(const KernelContext &k,
   Side dst = describe(k, b, loc, op.getDest(), offsets);
   Type dstType = dst.getElementType();
   bool writesShared = dst.kind == Side::Shared;
+  // A copy that signals a barrier by TMA, where the host found its tensor
+  // aligned; else (and on other targets) the threads copy, done before
+  // they arrive.
+  if (Value ready = op.getBarrier() ? k.hopper.tmaReady.lookup(k.getPlanned(op))
+                                    : Value()) {
+    auto tma = scf::IfOp::create(b, loc, ready, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(tma.thenBlock());
+    emitTmaBarrierLoad(k, b, loc, op);
+    b.setInsertionPointToStart(tma.elseBlock());
+  }
   if (writesShared)
     k.barrier(b, loc);
 
@@ -413,6 +424,11 @@ struct CopyLowering
   /// A copy between fragments: how its elements move (FragmentTransfer).
   LogicalResult plan(Operation *op, KernelPlan &kernel) const {
     auto copy = cast<CopyOp>(op);
+    if (copy.getBarrier() && kernel.target.has(Feature::Tma) &&
+        isTmaLoad(kernel, copy)) {
+      kernel.tmaBarrierLoads.push_back(copy);
+      kernel.asyncProxyUsesShared = true;
+    }
     if (!kernel.fragments.count(copy.getSource()) ||
         !kernel.fragments.count(copy.getDest()))
       return success();

@@ -244,6 +244,11 @@ void createTensorMaps(KernelContext &context, OpBuilder &b, Location loc,
 /// thread 0 and left in flight (TmaCopies.cpp).
 void emitTmaStores(const KernelContext &k, OpBuilder &b, Location loc,
                    CopyOp copy, int64_t scratchOffset, ValueRange origin);
+/// TmaCopies.cpp: the TMA loads of `copy` (one of plan.tmaBarrierLoads):
+/// the first thread of its range adds the tile's bytes to the barrier's
+/// expected transactions and issues them, completing on the barrier.
+void emitTmaBarrierLoad(const KernelContext &k, OpBuilder &b, Location loc,
+                        CopyOp copy);
 /// Thread 0 waits until the TMA stores it issued have read their scratch:
 /// before a TMA store writes its scratch again, and at the kernel's end
 /// (where `threadId` is the launch's).

@@ -160,6 +160,11 @@ public:
   /// The barriers the kernel makes (tile.alloc_barrier): mbarriers in
   /// static shared memory, 8 bytes each.
   int64_t barrierCount = 0;
+  /// The copies that signal a barrier (tile.copy ... barrier) and load by
+  /// TMA (sm_90, isTmaLoad): one thread of their range issues them, their
+  /// bytes counted on the barrier, where the host finds the tensor aligned
+  /// (else the range's threads copy).
+  SmallVector<CopyOp> tmaBarrierLoads;
   /// Bytes of dynamic shared memory the block needs.
   int64_t sharedBytes = 0;
   /// The async proxy (wgmma, TMA) reads or writes shared memory that

@@ -448,7 +448,7 @@ static FailureOr<PipelinePlan> planPipeline(const KernelPlan &kernelPlan,
   plan.tma = !plan.producers.empty() && plan.gathers.empty() &&
              kernelPlan.target.has(Feature::Tma) &&
              llvm::all_of(plan.producers, [&](CopyOp copy) {
-               return isTmaProducer(kernelPlan, loop, copy);
+               return isTmaLoad(kernelPlan, copy);
              });
   if (plan.tma)
     for (GemmOp gemm : body.getOps<GemmOp>())

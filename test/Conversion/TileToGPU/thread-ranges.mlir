@@ -24,7 +24,13 @@
 // SM90: nvgpu.mbarrier.try_wait.parity %[[BARS]][%c1]
 // SM80: scf.while
 // SM80: nvvm.mbarrier.test.wait
-// Their copies synchronize the range alone: named barrier 2, 128 threads.
+// On sm_90 the producers' first thread loads A's tile by TMA, its bytes
+// counted on the barrier, where the host found the tensor aligned...
+// SM90: nvvm.mbarrier.expect_tx %{{.*}}, %c16384_i32
+// SM90: builtin.unrealized_conversion_cast
+// SM90-NEXT: nvgpu.tma.async.load %{{.*}}, %[[BARS]][%c0] to
+// ... else (and on sm_80) the range's threads copy, synchronizing the range
+// alone: named barrier 2, 128 threads.
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
 // CHECK: nvgpu.mbarrier.arrive %[[BARS]][%c0]
 // CHECK: scf.if %[[CONSUMERS]] {

@@ -130,8 +130,10 @@ LogicalResult buildRegisterPipeline(KernelContext &k, PatternRewriter &rewriter,
 // TMA
 //===----------------------------------------------------------------------===//
 
-/// Whether `copy`, a producer of `loop`, can be a TMA load.
-bool isTmaProducer(const KernelPlan &plan, PipelinedOp loop, CopyOp copy);
+/// Whether `copy` (global to shared: a pipeline's producer, or a copy that
+/// signals a barrier) can be a TMA load: a 2-d tile (or slice) of a tensor
+/// from outside the kernel, into a shared buffer laid out in TMA boxes.
+bool isTmaLoad(const KernelPlan &plan, CopyOp copy);
 /// The dim of the whole tensor that a TMA producer's slice `slice` (null:
 /// none) keeps as its tile's rows.
 int64_t getTmaRowDim(memref::SubViewOp slice);

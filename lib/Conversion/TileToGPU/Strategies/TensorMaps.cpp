@@ -147,11 +147,10 @@ static Value getHostTensor(OpBuilder &b, Location loc, CopyOp copy,
                                    strides);
 }
 
-bool mlir::tile::gpu_lowering::isTmaProducer(const KernelPlan &plan,
-                                             PipelinedOp loop, CopyOp copy) {
+bool mlir::tile::gpu_lowering::isTmaLoad(const KernelPlan &plan, CopyOp copy) {
   auto type = cast<MemRefType>(copy.getSource().getType());
   if (type.getRank() != 2 || getTensorMapDataType(type.getElementType()) < 0 ||
-      failed(getTmaSlice(copy, loop->getParentOfType<KernelOp>())))
+      failed(getTmaSlice(copy, copy->getParentOfType<KernelOp>())))
     return false;
   return getTmaBox(plan.shared.find(copy.getDest())->second).has_value();
 }
@@ -326,6 +325,21 @@ void mlir::tile::gpu_lowering::createTensorMaps(KernelContext &k, OpBuilder &b,
         });
     for (auto [copy, map] : llvm::zip(plan.producers, maps))
       k.hopper.tensorMaps[copy].first = map;
+  }
+  // Copies that signal a barrier: a map each where its tensor's rows are
+  // aligned, else the range's threads copy.
+  for (CopyOp copy : k.plan.tmaBarrierLoads) {
+    memref::SubViewOp slice = *getTmaSlice(copy, kernel);
+    Value global = getHostTensor(b, loc, copy, slice);
+    Value ready = areAllRowsAligned(b, loc, global);
+    k.hopper.tmaReady[copy] = ready;
+    auto mapType = getTmaLoadMapType(k.plan, copy, global, slice);
+    ValueRange map =
+        buildEncodedIfReady(b, loc, ready, 1, [&](OpBuilder &then) {
+          return SmallVector<Value>{
+              encodeTensorMap(k, then, loc, global, mapType)};
+        });
+    k.hopper.tensorMaps[copy] = {map.front(), mapType};
   }
   // TMA stores (in program order): a map each where the destination's rows
   // are 16-byte aligned, else the staged store's vectorized version runs.

@@ -45,6 +45,58 @@ TmaStageFiller::TmaStageFiller(const KernelContext &k, PipelinedOp loop,
   }
 }
 
+/// The coordinates of `copy`'s tile at `origin` (its offsets, resolved) in
+/// its tensor map, innermost first: through a slice of a higher-rank
+/// tensor (the map describes more dims than the tile has), the dropped
+/// dims' offsets too.
+static SmallVector<Value>
+getTmaCoordinates(CopyOp copy, ArrayRef<Value> origin,
+                  function_ref<Value(OpFoldResult)> resolve) {
+  SmallVector<Value> coordinates{origin[1]};
+  if (auto view = copy.getSource().getDefiningOp<memref::SubViewOp>();
+      view && view.getSourceType().getRank() > 2) {
+    int64_t rank = view.getSourceType().getRank();
+    int64_t rowDim = getTmaRowDim(view);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      coordinates.push_back(d == rowDim ? origin[0]
+                                        : resolve(view.getMixedOffsets()[d]));
+  } else {
+    coordinates.push_back(origin[0]);
+  }
+  return coordinates;
+}
+
+/// Box `p` of `copy`'s tile (a swizzle panel) through its tensor map, from
+/// `coordinates` (getTmaCoordinates) into shared memory at byte `start` of
+/// the plan (plus the box's place), completing on mbarrier `index` of
+/// `barriers`; with `mask`, to the same place in the blocks of the cluster
+/// it names.
+static void loadTmaBox(const KernelContext &k, OpBuilder &b, Location loc,
+                       CopyOp copy, Value start, ArrayRef<Value> coordinates,
+                       Value barriers, Value index, int64_t p, Value mask) {
+  auto descriptorType = cast<nvgpu::TensorMapDescriptorType>(
+      k.hopper.tensorMaps.lookup(copy).second);
+  const SharedBufferPlan &buffer = k.plan.shared.find(copy.getDest())->second;
+  TmaBox box = *getTmaBox(buffer);
+  int64_t bytes = buffer.type.getElementTypeBitWidth() / 8;
+  // The box: the tile's rows, a panel's columns, one along dropped dims.
+  MemRefType boxType = descriptorType.getTensor();
+  Value at = arith::AddIOp::create(
+      b, loc, start, k.constant(b, loc, p * box.rows * box.columns * bytes));
+  Value dst =
+      memref::ViewOp::create(b, loc, boxType, k.dynamicShared,
+                             k.sharedByteOffset(b, loc, at), ValueRange());
+  SmallVector<Value> panel(coordinates);
+  panel[0] = arith::AddIOp::create(b, loc, coordinates[0],
+                                   k.constant(b, loc, p * box.columns));
+  Value pointer = k.hopper.tensorMaps.lookup(copy).first;
+  Value descriptor =
+      UnrealizedConversionCastOp::create(b, loc, descriptorType, pointer)
+          .getResult(0);
+  nvgpu::TmaAsyncLoadOp::create(b, loc, dst, barriers, descriptor, panel, index,
+                                mask, /*predicate=*/Value());
+}
+
 void TmaStageFiller::fill(OpBuilder &b, Value iteration, Value stage,
                           Value emptyParity, Value go,
                           const IRMapping &outside) const {
@@ -66,20 +118,7 @@ void TmaStageFiller::fill(OpBuilder &b, Value iteration, Value stage,
       };
       SmallVector<Value> origin =
           llvm::map_to_vector(copy.getMixedOffsets(), resolve);
-      // Through a slice (the map describes more dims than the tile has),
-      // the dropped dims' offsets are their coordinates.
-      SmallVector<Value> coordinates{origin[1]};
-      if (auto view = copy.getSource().getDefiningOp<memref::SubViewOp>();
-          view && view.getSourceType().getRank() > 2) {
-        int64_t rank = view.getSourceType().getRank();
-        int64_t rowDim = getTmaRowDim(view);
-        for (int64_t d = rank - 2; d >= 0; --d)
-          coordinates.push_back(
-              d == rowDim ? origin[0] : resolve(view.getMixedOffsets()[d]));
-      } else {
-        coordinates.push_back(origin[0]);
-      }
-      load(then, loc, copy, stage, coordinates);
+      load(then, loc, copy, stage, getTmaCoordinates(copy, origin, resolve));
     }
   };
   buildGuarded(b, loc, go, body);
@@ -87,13 +126,9 @@ void TmaStageFiller::fill(OpBuilder &b, Value iteration, Value stage,
 
 void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy, Value stage,
                           ArrayRef<Value> coordinates) const {
-  auto descriptorType =
-      cast<nvgpu::TensorMapDescriptorType>(k.hopper.tensorMaps.lookup(copy).second);
   const SharedBufferPlan &buffer = k.plan.shared.find(copy.getDest())->second;
   TmaBox box = *getTmaBox(buffer);
   int64_t bytes = buffer.type.getElementTypeBitWidth() / 8;
-  // The box: the tile's rows, a panel's columns, one along dropped dims.
-  MemRefType boxType = descriptorType.getTensor();
   Value bufferStart = k.constant(b, loc, buffer.offset);
   Value stageStart = arith::AddIOp::create(
       b, loc, bufferStart,
@@ -102,23 +137,8 @@ void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy, Value stage,
   // Box p: panel p of the stage's tile, through the tensor map; with
   // `mask`, to the same place in both blocks of the cluster pair.
   auto loadBox = [&](OpBuilder &lb, Location ll, int64_t p, Value mask) {
-    Value at = arith::AddIOp::create(
-        lb, ll, stageStart,
-        k.constant(lb, ll, p * box.rows * box.columns * bytes));
-    Value dst = memref::ViewOp::create(lb, ll, boxType, k.dynamicShared,
-                                       k.sharedByteOffset(lb, ll, at),
-                                       ValueRange());
-    SmallVector<Value> panel(coordinates);
-    panel[0] = arith::AddIOp::create(lb, ll, coordinates[0],
-                                     k.constant(lb, ll, p * box.columns));
-    // Coordinates innermost first, as the tensor map's dims.
-    Value pointer = k.hopper.tensorMaps.lookup(copy).first;
-    Value descriptor =
-        UnrealizedConversionCastOp::create(lb, ll, descriptorType, pointer)
-            .getResult(0);
-    nvgpu::TmaAsyncLoadOp::create(lb, ll, dst, ring.getBarriers(), descriptor,
-                                  panel, stage, mask,
-                                  /*predicate=*/Value());
+    loadTmaBox(k, lb, ll, copy, stageStart, coordinates, ring.getBarriers(),
+               stage, p, mask);
   };
   auto loadAll = [&](OpBuilder &lb, Location ll) {
     for (int64_t p = 0; p < box.loads; ++p)
@@ -141,6 +161,47 @@ void TmaStageFiller::load(OpBuilder &b, Location loc, CopyOp copy, Value stage,
     buildGuarded(pair, loc, mine,
                  [&](OpBuilder &mb) { loadBox(mb, loc, p, both); });
   }
+}
+
+void mlir::tile::gpu_lowering::emitTmaBarrierLoad(const KernelContext &k,
+                                                  OpBuilder &b, Location loc,
+                                                  CopyOp copy) {
+  Operation *planned = k.getPlanned(copy);
+  CopyOp plannedCopy = cast<CopyOp>(planned);
+  const SharedBufferPlan &buffer =
+      k.plan.shared.find(plannedCopy.getDest())->second;
+  TmaBox box = *getTmaBox(buffer);
+  Value barriers = k.barrierGroups.lookup(copy.getBarrier());
+  Value index = copy.getBarrierIndex();
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       k.threadId, k.constant(b, loc, 0));
+  buildGuarded(b, loc, leader, [&](OpBuilder &then) {
+    // The barrier's phase waits for the tile's bytes too (TileLang's
+    // expect_tx: the threads' own arrivals stay theirs).
+    int64_t bytes =
+        buffer.stageElements * (buffer.type.getElementTypeBitWidth() / 8);
+    Value address = nvgpu::MBarrierGetOp::create(then, loc, then.getI32Type(),
+                                                 barriers, index);
+    Value pointer = LLVM::IntToPtrOp::create(
+        then, loc,
+        LLVM::LLVMPointerType::get(
+            then.getContext(),
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+        address);
+    NVVM::MBarrierExpectTxOp::create(
+        then, loc, pointer,
+        arith::ConstantIntOp::create(then, loc, then.getI32Type(), bytes));
+    auto resolve = [&](OpFoldResult offset) {
+      return getValueOrCreateConstantIndexOp(then, loc, offset);
+    };
+    SmallVector<Value> origin =
+        llvm::map_to_vector(copy.getMixedOffsets(), resolve);
+    SmallVector<Value> coordinates = getTmaCoordinates(copy, origin, resolve);
+    Value start = k.constant(then, loc, buffer.offset);
+    for (int64_t p = 0; p < box.loads; ++p)
+      loadTmaBox(k, then, loc, plannedCopy, start, coordinates, barriers, index,
+                 p, Value());
+  });
 }
 
 //===----------------------------------------------------------------------===//
