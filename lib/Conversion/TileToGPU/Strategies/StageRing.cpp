@@ -110,7 +110,9 @@ void StageRing::arrive(OpBuilder &b, Location loc, Value index) const {
       b, loc, nvgpu::MBarrierTokenType::get(b.getContext()), barriers, index);
 }
 
-Value StageRing::getPointer(OpBuilder &b, Location loc, Value index) const {
+Value mlir::tile::gpu_lowering::getMBarrierPointer(OpBuilder &b, Location loc,
+                                                   Value barriers,
+                                                   Value index) {
   Value address = nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(),
                                                barriers, index);
   return LLVM::IntToPtrOp::create(
@@ -119,6 +121,10 @@ Value StageRing::getPointer(OpBuilder &b, Location loc, Value index) const {
           b.getContext(),
           static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
       address);
+}
+
+Value StageRing::getPointer(OpBuilder &b, Location loc, Value index) const {
+  return getMBarrierPointer(b, loc, barriers, index);
 }
 
 void StageRing::arriveOnPeer(OpBuilder &b, Location loc, Value index,

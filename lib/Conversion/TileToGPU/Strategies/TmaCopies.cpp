@@ -180,16 +180,8 @@ void mlir::tile::gpu_lowering::emitTmaBarrierLoad(const KernelContext &k,
     // expect_tx: the threads' own arrivals stay theirs).
     int64_t bytes =
         buffer.stageElements * (buffer.type.getElementTypeBitWidth() / 8);
-    Value address = nvgpu::MBarrierGetOp::create(then, loc, then.getI32Type(),
-                                                 barriers, index);
-    Value pointer = LLVM::IntToPtrOp::create(
-        then, loc,
-        LLVM::LLVMPointerType::get(
-            then.getContext(),
-            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
-        address);
     NVVM::MBarrierExpectTxOp::create(
-        then, loc, pointer,
+        then, loc, getMBarrierPointer(then, loc, barriers, index),
         arith::ConstantIntOp::create(then, loc, then.getI32Type(), bytes));
     auto resolve = [&](OpFoldResult offset) {
       return getValueOrCreateConstantIndexOp(then, loc, offset);

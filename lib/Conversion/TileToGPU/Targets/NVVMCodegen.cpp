@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Strategies/Tma.h"
 #include "../TargetCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -74,14 +75,7 @@ public:
       return;
     }
     // sm_80 has the polling test_wait: while (!test_wait(parity)) {}
-    Value address =
-        nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(), group, index);
-    Value pointer = LLVM::IntToPtrOp::create(
-        b, loc,
-        LLVM::LLVMPointerType::get(
-            b.getContext(),
-            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
-        address);
+    Value pointer = getMBarrierPointer(b, loc, group, index);
     Value phase = arith::ExtUIOp::create(b, loc, b.getI32Type(), parity);
     scf::WhileOp::create(
         b, loc, TypeRange(), ValueRange(),
