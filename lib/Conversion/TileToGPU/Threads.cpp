@@ -41,7 +41,10 @@ void mlir::tile::gpu_lowering::createBarrierGroup(KernelContext &k,
   Location loc = op.getLoc();
   ArrayRef<int64_t> counts = op.getArriveCounts();
   Value group = k.codegen.createBarrierGroup(b, loc, counts.size());
-  // Thread 0 initializes them; the others see them after the barrier.
+  // Thread 0 initializes them once every thread is done with them (a
+  // persistent kernel makes them again for each tile); the others see them
+  // after the second barrier.
+  gpu::BarrierOp::create(b, loc);
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                       k.blockThreadId, k.constant(b, loc, 0));
   scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location l) {

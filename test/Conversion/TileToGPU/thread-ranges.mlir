@@ -8,6 +8,7 @@
 // CHECK-LABEL: func.func @producer_consumer
 // The barriers are made by thread 0, then the whole block waits.
 // CHECK: %[[BARS:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// CHECK-NEXT: gpu.barrier
 // CHECK: scf.if
 // CHECK-NEXT: nvgpu.mbarrier.init %[[BARS]][%c0], %c128
 // CHECK-NEXT: nvgpu.mbarrier.init %[[BARS]][%c1], %c128
