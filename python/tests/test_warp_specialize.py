@@ -169,3 +169,66 @@ def test_fragment_of_two_warpgroups_is_an_error():
     with pytest.raises(tile.TileError, match="is used by different threads: a fragment "
                                              "belongs to the threads of one"):
         tile.compile(main, target=TARGET)
+
+
+# TileLang's other spelling (its MLA decoding and sparse MLA programs):
+# `if tx < 64:` / `elif tx >= 64 and tx < 128:` on the block's thread index,
+# around tile ops, are thread ranges as T.ws is.
+@tile.jit(out_idx=[-1], target=TARGET)
+def doubled_by_thread_branches(A, block=32):
+    N = T.const("N")
+    A: T.Tensor((N, 64), T.float32)
+    B = T.empty((N, 64), T.float32)
+    with T.Kernel(T.ceildiv(N, block), threads=128) as bx:
+        S = T.alloc_shared((block, 64), T.float32)
+        F = T.alloc_fragment((block, 64), T.float32)
+        ready = T.alloc_barrier(64)
+        tx = T.get_thread_binding()
+        if tx < 64:
+            T.copy(A[bx * block, 0], S)
+            T.barrier_arrive(ready)
+        elif tx >= 64 and tx < 128:
+            T.barrier_wait(ready, 0)
+            T.copy(S, F)
+            for i, j in T.Parallel(block, 64):
+                F[i, j] = F[i, j] * 2.0
+            T.copy(F, B[bx * block, 0])
+    return B
+
+
+def test_thread_index_branches_are_thread_ranges(rng):
+    a = rng.standard_normal((70, 64)).astype(np.float32)
+    b = to_numpy(doubled_by_thread_branches(to_device(a)))
+    np.testing.assert_allclose(b, 2 * a, rtol=0, atol=0)
+    source = doubled_by_thread_branches.compile(to_device(a)).get_kernel_source("ir")
+    assert "tile.thread_range 0 to 64" in source
+    assert "tile.thread_range 64 to 128" in source
+
+
+def test_else_of_a_thread_branch_is_the_other_threads(rng):
+    @T.prim_func
+    def main(A: T.Tensor((64, 64), T.float32), B: T.Tensor((64, 64), T.float32)):
+        with T.Kernel(1, threads=128):
+            S = T.alloc_shared((64, 64), T.float32)
+            tx = T.get_thread_binding()
+            if tx < 64:
+                T.copy(A[0, 0], S)
+                T.copy(S, B[0, 0])
+            else:
+                T.fill(S, 1.0)
+    k = tile.compile(main, target=TARGET)
+    assert "tile.thread_range 64 to 128" in k.get_kernel_source("ir")
+
+
+def test_else_of_a_middle_thread_branch_is_an_error():
+    with raises_at("the else of an `if` over threads 64 to 128 runs in the threads "
+                   "before and after them"):
+        @T.prim_func
+        def main(A: T.Tensor((64, 64), T.float32)):
+            with T.Kernel(1, threads=256):
+                S = T.alloc_shared((64, 64), T.float32)
+                tx = T.get_thread_binding()
+                if tx >= 64 and tx < 128:
+                    T.copy(A[0, 0], S)
+                else:
+                    T.fill(S, 0.0)

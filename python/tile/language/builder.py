@@ -117,7 +117,7 @@ class Value:
     """An SSA value of a scalar dtype (or a buffer's memref/fragment, with
     dtype None). Arithmetic is defined in values.py."""
 
-    __slots__ = ("name", "dtype", "region", "origin", "affine", "__weakref__")
+    __slots__ = ("name", "dtype", "region", "origin", "affine", "span", "__weakref__")
 
     def __init__(self, name, dtype, region, origin=None):
         self.name = name
@@ -129,6 +129,10 @@ class Value:
         # What the value is, for output shapes: ("dim", param, axis) or
         # ("scalar", param); None otherwise.
         self.origin = origin
+        # The block's thread index ("tid"), or a condition that holds for
+        # the threads lo <= tid < hi (lo, hi; hi None: to the last), which
+        # an `if` around tile ops makes a thread range (rewrite.py).
+        self.span = None
 
 
 class FunctionBuilder:

@@ -176,6 +176,8 @@ def get_thread_binding(dim=0):
     if d >= len(k.thread_dims):
         return constant(0, dt.index)
     t = _thread_index("thread", "T.get_thread_binding")
+    if len(k.thread_dims) == 1:
+        t.span = "tid"
     below = 1
     for extent in k.thread_dims[:d]:
         below *= extent

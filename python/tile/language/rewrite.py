@@ -404,6 +404,8 @@ class _RuntimeIf:
     def __init__(self, cond):
         self.cond = cond
         self.op = None
+        # (lo, hi) when the then-branch became a tile.thread_range.
+        self.range = None
 
     def then_(self):
         return _IfRegion(self, 0)
@@ -425,8 +427,98 @@ class _IfRegion:
         return self
 
     def __exit__(self, exc_type, *rest):
-        current_builder().leave_region(self.region, exc_type is not None)
+        b = current_builder()
+        b.leave_region(self.region, exc_type is not None)
+        if exc_type is None:
+            if self.index == 0:
+                self.branch.range = _as_thread_range(b, self.branch, self.region)
+            elif self.branch.range is not None:
+                _hoist_else(b, self.branch, self.region)
         return False
+
+
+# Tile ops that are the running thread's, not the block's.
+_THREAD_OPS = {"tile.thread_id", "tile.load", "tile.store", "tile.print",
+               "tile.fence", "tile.barrier_arrive", "tile.barrier_wait"}
+
+
+def _has_tile_ops(region):
+    """Whether `region` (or a region in it) has an op of the block."""
+    for op in region.ops:
+        text = op.text()
+        name = (text.split(" = ", 1)[1] if " = " in text else text).split(" ", 1)[0]
+        if name.startswith("tile.") and name not in _THREAD_OPS:
+            return True
+        if any(_has_tile_ops(r) for r in op.regions):
+            return True
+    return False
+
+
+def _is_pure(op):
+    """An op that only computes a value (arithmetic on scalars)."""
+    text = op.text()
+    if " = " not in text or op.regions:
+        return False
+    name = text.split(" = ", 1)[1].split(" ", 1)[0]
+    return name.startswith(("arith.", "math.", "index.")) or name == "tile.thread_id"
+
+
+def _in_thread_range(region):
+    while region is not None:
+        if region.kind == "thread_range":
+            return True
+        region = region.parent
+    return False
+
+
+def _as_thread_range(b, branch, region):
+    """TileLang's `if tx < 128:` (tx the block's thread index, compared with
+    whole warps) around tile ops: the branch becomes a tile.thread_range,
+    whose tile ops are those threads' (as T.ws). Returns (lo, hi), or None
+    where the branch stays an scf.if."""
+    from .ops import _kernel
+    span = branch.cond.span
+    if not isinstance(span, tuple) or _in_thread_range(region.parent):
+        return None
+    threads = _kernel().threads
+    lo, hi = span[0], threads if span[1] is None else min(span[1], threads)
+    if lo % 32 or hi % 32 or lo >= hi or (lo == 0 and hi == threads) or \
+            not _has_tile_ops(region):
+        return None
+    branch.op.head = f"tile.thread_range {lo} to {hi}"
+    region.kind = "thread_range"
+    return lo, hi
+
+
+def _hoist_else(b, branch, region):
+    """The else of an `if` that became a thread range: the threads outside
+    it. An `elif` chain of such ranges (`elif tx >= 128 and tx < 256:`)
+    follows it; other code runs in the rest of the block's threads, which
+    must be one range."""
+    from .builder import Op
+    from .ops import _kernel
+    branch.op.regions.remove(region)
+    parent = b.current
+    at = parent.ops.index(branch.op) + 1
+    ranges = [op for op in region.ops if op.text().startswith("tile.thread_range ")]
+    if ranges and all(op in ranges or _is_pure(op) for op in region.ops):
+        # The chain's conditions (arithmetic every thread may compute) and
+        # its ranges.
+        parent.ops[at:at] = region.ops
+        return
+    threads = _kernel().threads
+    lo, hi = branch.range
+    if lo != 0 and hi != threads:
+        raise error(f"the else of an `if` over threads {lo} to {hi} runs in the "
+                    "threads before and after them: write it as ranges of its own "
+                    "(`elif tx < ...`)")
+    if ranges:
+        raise error("the else of an `if` over a thread range mixes thread ranges "
+                    "with other code")
+    other = (hi, threads) if lo == 0 else (0, lo)
+    region.kind = "thread_range"
+    parent.ops.insert(at, Op(f"tile.thread_range {other[0]} to {other[1]}",
+                             branch.op.loc, [region]))
 
 
 class _RuntimeWhile:

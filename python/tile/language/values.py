@@ -320,7 +320,39 @@ _CMP_UINT = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne
 _CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
 
 
+_FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq"}
+
+
+def _thread_span(op, a, b):
+    """The threads (lo, hi) for which `a op b` holds, where it compares the
+    block's thread index with a constant (or joins two such with `and`)."""
+    if op == "and":
+        if isinstance(a, Value) and isinstance(b, Value) and \
+                isinstance(a.span, tuple) and isinstance(b.span, tuple):
+            his = [h for h in (a.span[1], b.span[1]) if h is not None]
+            return max(a.span[0], b.span[0]), min(his) if his else None
+        return None
+    if op not in _FLIPPED:
+        return None
+    if isinstance(b, Value) and b.span == "tid" and not isinstance(a, Value):
+        a, b, op = b, a, _FLIPPED[op]
+    if not (isinstance(a, Value) and a.span == "tid") or isinstance(b, Value) \
+            or isinstance(b, float):
+        return None
+    c = int(b)
+    return {"lt": (0, c), "le": (0, c + 1), "gt": (c + 1, None),
+            "ge": (c, None), "eq": (c, c + 1)}[op]
+
+
 def binary(op: str, a, b):
+    r = _binary(op, a, b)
+    span = _thread_span(op, operand(a), operand(b))
+    if span is not None and isinstance(r, Value):
+        r.span = span
+    return r
+
+
+def _binary(op: str, a, b):
     a, b = operand(a), operand(b)
     t = promote(a, b)
     if t is None:
