@@ -232,3 +232,71 @@ def test_else_of_a_middle_thread_branch_is_an_error():
                     T.copy(A[0, 0], S)
                 else:
                     T.fill(S, 0.0)
+
+
+# The lower-level primitives of TileLang's MLA programs: a producer branch of
+# per-thread T.ptx_cp_async copies (through T.access_ptr) that arrives with
+# T.cp_async_barrier_noinc, consumers that multiply with T.wgmma_gemm and
+# T.wait_wgmma, register hints (T.set_max_nreg). The consumer and producer
+# branches are an elif chain of thread ranges.
+@tile.jit(out_idx=[-1], target=TARGET)
+def cp_async_gemm(A, B, block=64):
+    N, K = T.const("N, K")
+    A: T.Tensor((N, K), T.float16)
+    B: T.Tensor((K, 64), T.float16)
+    C = T.empty((N, 64), T.float16)
+    with T.Kernel(T.ceildiv(N, block), threads=256) as bx:
+        A_shared = T.alloc_shared((block, 64), T.float16)
+        B_shared = T.alloc_shared((64, 64), T.float16)
+        acc = T.alloc_fragment((block, 64), T.float32)
+        ready = T.alloc_barrier(128)
+        done = T.alloc_barrier(128)
+        tx = T.get_thread_binding()
+        if tx < 128:
+            T.set_max_nreg(240, 1)
+            T.clear(acc)
+            for k in T.serial(T.ceildiv(K, 64)):
+                T.barrier_wait(ready, k % 2)
+                T.wgmma_gemm(A_shared, B_shared, acc)
+                T.wait_wgmma(0)
+                T.barrier_arrive(done)
+            T.copy(acc, C[bx * block, 0])
+        elif tx >= 128:
+            T.set_max_nreg(80, 0)
+            p = tx - 128
+            for k in T.serial(T.ceildiv(K, 64)):
+                T.barrier_wait(done, (k + 1) % 2)
+                # 128 threads, 64 rows of A's and of B's tiles: each thread
+                # copies half a row of each, 4 runs of 8 elements.
+                for u in T.serial(4):
+                    col = p % 2 * 32 + u * 8
+                    T.ptx_cp_async(T.access_ptr(A_shared[p // 2, col], "w", 8),
+                                   T.access_ptr(A[bx * block + p // 2, k * 64 + col], "r", 8), 16)
+                    T.ptx_cp_async(T.access_ptr(B_shared[p // 2, col], "w", 8),
+                                   T.access_ptr(B[k * 64 + p // 2, col], "r", 8), 16)
+                T.ptx_commit_group()
+                T.cp_async_barrier_noinc(ready)
+    return C
+
+
+def test_cp_async_producer_and_wgmma_consumers(rng):
+    # Whole tiles: the per-thread copies read what their indices say.
+    N, K = 128, 192
+    a = rng.standard_normal((N, K)).astype(np.float16)
+    b = rng.standard_normal((K, 64)).astype(np.float16)
+    c = to_numpy(cp_async_gemm(to_device(a), to_device(b)))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-2, atol=2e-2 * np.sqrt(K))
+
+
+def test_overlapping_elif_is_an_error():
+    with raises_at("an elif over threads 0 to 192 overlaps the earlier branch's 0 to 128"):
+        @T.prim_func
+        def main(A: T.Tensor((64, 64), T.float32)):
+            with T.Kernel(1, threads=256):
+                S = T.alloc_shared((64, 64), T.float32)
+                tx = T.get_thread_binding()
+                if tx < 128:
+                    T.copy(A[0, 0], S)
+                elif tx < 192:
+                    T.fill(S, 0.0)

@@ -38,9 +38,12 @@ from .tir import (Cast, Select, bitwise_and, bitwise_not, bitwise_or,  # noqa: F
                   reinterpret, rint, round, shift_left, shift_right, sigmoid, trunc, truncdiv,
                   truncmod)
 from .values import cast  # noqa: F401
-from .warp_specialize import (WarpSpecialize, alloc_barrier, barrier_arrive,  # noqa: F401
-                              barrier_wait, mbarrier_arrive, mbarrier_wait_parity,
-                              tma_copy, tma_store_wait, ws)
+from .warp_specialize import (WarpSpecialize, access_ptr, alloc_barrier,  # noqa: F401
+                              annotate_consumer_reg_alloc, annotate_producer_reg_dealloc,
+                              barrier_arrive, barrier_wait, cp_async_barrier_noinc,
+                              mbarrier_arrive, mbarrier_wait_parity, ptx_commit_group,
+                              ptx_cp_async, ptx_wait_group, set_max_nreg, tma_copy,
+                              tma_store_wait, wait_wgmma, wgmma_gemm, ws)
 from . import fp8  # noqa: F401
 
 # TileLang's other dtype names: torch's fp8 spelling and the C names.

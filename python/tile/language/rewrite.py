@@ -482,12 +482,19 @@ def _as_thread_range(b, branch, region):
         return None
     threads = _kernel().threads
     lo, hi = span[0], threads if span[1] is None else min(span[1], threads)
-    if lo % 32 or hi % 32 or lo >= hi or (lo == 0 and hi == threads) or \
-            not _has_tile_ops(region):
+    if lo % 32 or hi % 32 or lo >= hi or (lo == 0 and hi == threads):
         return None
-    branch.op.head = f"tile.thread_range {lo} to {hi}"
-    region.kind = "thread_range"
+    # An elif of a chain of ranges may be one with per-thread code only.
+    branch.op.attrs["thread_span"] = (lo, hi)
+    if not _has_tile_ops(region):
+        return None
+    _make_thread_range(branch.op, region, lo, hi)
     return lo, hi
+
+
+def _make_thread_range(op, region, lo, hi):
+    op.head = f"tile.thread_range {lo} to {hi}"
+    region.kind = "thread_range"
 
 
 def _hoist_else(b, branch, region):
@@ -500,6 +507,21 @@ def _hoist_else(b, branch, region):
     branch.op.regions.remove(region)
     parent = b.current
     at = parent.ops.index(branch.op) + 1
+    # The chain's other ranges: ifs over whole warps (those of per-thread code
+    # too), each over threads none of the earlier ones has.
+    taken = [branch.range]
+    for op in region.ops:
+        span = op.attrs.get("thread_span")
+        if span is None:
+            continue
+        for lo, hi in taken:
+            if span[0] < hi and lo < span[1]:
+                raise error(f"an elif over threads {span[0]} to {span[1]} overlaps the "
+                            f"earlier branch's {lo} to {hi}: give it bounds of its own "
+                            "(`elif tx >= ... and tx < ...`)")
+        taken.append(span)
+        if op.text().startswith("scf.if ") and len(op.regions) == 1:
+            _make_thread_range(op, op.regions[0], *span)
     ranges = [op for op in region.ops if op.text().startswith("tile.thread_range ")]
     if ranges and all(op in ranges or _is_pure(op) for op in region.ops):
         # The chain's conditions (arithmetic every thread may compute) and

@@ -190,3 +190,104 @@ def tma_copy(src, dst, *, barrier=None, cluster_mask=None, leader_scope_threads=
 def tma_store_wait(*args, **kwargs):
     """``T.tma_store_wait()``: tile's stores are done when their copy is."""
     _kernel()
+
+
+# -- the lower-level primitives TileLang's hand-specialized programs use ------
+
+def set_max_nreg(reg_count, is_inc):
+    """``T.set_max_nreg(n, is_inc)``: TileLang's register budget of the running
+    warpgroup (setmaxnreg). A hint: tile's thread ranges keep the budget the
+    compiler gives the kernel; accepted."""
+    _kernel()
+    static_int(reg_count, "T.set_max_nreg's register count")
+    static_int(is_inc, "T.set_max_nreg's is_inc")
+
+
+def annotate_producer_reg_dealloc(reg_count=24):
+    """``T.annotate_producer_reg_dealloc(n)``: a register hint; accepted."""
+    _kernel()
+
+
+def annotate_consumer_reg_alloc(reg_count=240):
+    """``T.annotate_consumer_reg_alloc(n)``: a register hint; accepted."""
+    _kernel()
+
+
+def wgmma_gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
+               clear_accum=False, k_pack=1, wg_wait=0):
+    """``T.wgmma_gemm(A, B, C, ...)``: TileLang's gemm issued without waiting
+    (``T.wait_wgmma`` waits). tile's ``T.gemm`` is done when it returns, so
+    the wait has nothing left to wait for."""
+    from .ops import GemmWarpPolicy, gemm
+    gemm(A, B, C, transpose_A=transpose_A, transpose_B=transpose_B,
+         policy=GemmWarpPolicy.Square if policy is None else policy,
+         clear_accum=clear_accum, k_pack=k_pack)
+
+
+def wait_wgmma(id=0):
+    """``T.wait_wgmma(n)``: tile's gemms are complete when issued; accepted."""
+    _kernel()
+
+
+def ptx_commit_group():
+    """``T.ptx_commit_group()``: tile's ``T.ptx_cp_async`` copies are done when
+    issued; accepted."""
+    _kernel()
+
+
+def ptx_wait_group(num=0):
+    """``T.ptx_wait_group(n)``: as ``T.ptx_commit_group``; accepted."""
+    _kernel()
+
+
+class AccessPtr:
+    """``T.access_ptr(buffer[i, j], mask, extent)``: the place of an element,
+    for ``T.ptx_cp_async``."""
+
+    def __init__(self, element, access_mask, extent):
+        from .buffers import ElementRef
+        if not isinstance(element, ElementRef):
+            raise error("T.access_ptr takes a buffer element (buffer[i, j])")
+        self.element = element
+        self.access_mask = access_mask
+        self.extent = extent
+
+
+def access_ptr(element, access_mask="rw", extent=1, offset=0):
+    """``T.access_ptr(buffer[i, j], "r" | "w" | "rw", extent)``."""
+    if offset:
+        raise error("T.access_ptr's offset is not supported: index the element instead")
+    return AccessPtr(element, access_mask, extent)
+
+
+def ptx_cp_async(dst, src, bytes):
+    """``T.ptx_cp_async(T.access_ptr(S[...], "w", n), T.access_ptr(A[...], "r",
+    n), bytes)``: the running thread copies `bytes` bytes of consecutive
+    elements (along the innermost dim) from `src`'s element to `dst`'s. tile
+    copies them before going on (TileLang's copy is asynchronous: its
+    ``T.cp_async_barrier_noinc`` or ``T.ptx_wait_group`` are then at once
+    satisfied)."""
+    from .buffers import ElementRef
+    _thread_op("T.ptx_cp_async")
+    if not isinstance(dst, AccessPtr) or not isinstance(src, AccessPtr):
+        raise error("T.ptx_cp_async takes two T.access_ptr places")
+    d, s = dst.element, src.element
+    if d.buffer.dtype != s.buffer.dtype:
+        raise error(f"T.ptx_cp_async copies between buffers of one dtype, got "
+                    f"{s.buffer.dtype.name} and {d.buffer.dtype.name}")
+    n = static_int(bytes, "T.ptx_cp_async's byte count")
+    width = d.buffer.dtype.bits // 8
+    if n <= 0 or n % width:
+        raise error(f"T.ptx_cp_async copies whole elements: {n} bytes of "
+                    f"{d.buffer.dtype.name}")
+    for e in range(n // width):
+        def at(ref):
+            return ElementRef(ref.buffer, ref.indices[:-1] + (ref.indices[-1] + e,))
+        at(d).store(at(s).load())
+
+
+def cp_async_barrier_noinc(mbarrier):
+    """``T.cp_async_barrier_noinc(b)``: the running thread arrives at `b` once
+    its ``T.ptx_cp_async`` copies are done (counted in the barrier's arrival
+    count): tile's are done already, so an arrival."""
+    mbarrier_arrive(mbarrier)
