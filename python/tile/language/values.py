@@ -345,8 +345,10 @@ def _thread_span(op, a, b):
 
 
 def binary(op: str, a, b):
+    # Operands once: reading an element (a Deferred) emits its load.
+    a, b = operand(a), operand(b)
     r = _binary(op, a, b)
-    span = _thread_span(op, operand(a), operand(b))
+    span = _thread_span(op, a, b)
     if span is not None and isinstance(r, Value):
         r.span = span
     return r
