@@ -43,9 +43,6 @@ public:
   virtual void namedBarrier(OpBuilder &b, Location loc, int64_t id,
                             int64_t threads) const = 0;
 
-  /// Makes this thread's writes to shared memory visible to the
-  /// asynchronous proxy (the copy engine's and the tensor cores' reads of
-  /// shared memory, on NVIDIA) once a barrier follows. A target without
   /// Barriers that threads arrive at and wait on (tile.alloc_barrier): a
   /// group of `count` in shared memory, not yet initialized; null where the
   /// target has none.
@@ -64,6 +61,9 @@ public:
                               const TargetInfo &target, Value group,
                               Value index, Value parity) const = 0;
 
+  /// Makes this thread's writes to shared memory visible to the
+  /// asynchronous proxy (the copy engine's and the tensor cores' reads of
+  /// shared memory, on NVIDIA) once a barrier follows. A target without
   /// such a proxy builds nothing.
   virtual void fenceSharedForAsyncProxy(OpBuilder &b, Location loc) const = 0;
 

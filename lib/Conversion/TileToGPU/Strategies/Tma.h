@@ -57,13 +57,13 @@ nvgpu::TensorMapDescriptorType getTmaStoreMapType(CopyOp copy);
 // The ring of stages (StageRing.cpp)
 //===----------------------------------------------------------------------===//
 
-/// A place in the ring: a stage (index) and the phase (i1) its mbarrier is
-/// in there.
 /// A shared-memory pointer (!llvm.ptr<3>) to mbarrier `index` of the
 /// nvgpu.mbarrier.group `barriers`, for the NVVM ops that take one.
 Value getMBarrierPointer(OpBuilder &b, Location loc, Value barriers,
                          Value index);
 
+/// A place in the ring: a stage (index) and the phase (i1) its mbarrier is
+/// in there.
 struct RingPosition {
   Value stage;
   Value phase;
