@@ -20,16 +20,6 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-bool cpu_lowering::readsThreadIds(KernelOp kernel) {
-  return kernel
-      .walk([](Operation *op) {
-        return isa<ThreadIdOp, ThreadRangeOp, AllocBarrierOp>(op)
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 /// Whether the team runs `op` in its first thread alone: a tile op that the
 /// block runs together (buffers are made before the team starts, and a
 /// pipelined loop runs in every thread, its tile ops one by one), or a
@@ -152,19 +142,10 @@ void TeamLowering::synchronize(Location loc, ThreadRangeOp range) {
     omp::BarrierOp::create(rewriter, loc);
     return;
   }
-  // Arrive at the range's barrier word, then wait for the phase arrived
-  // in to complete.
-  Type i64 = rewriter.getI64Type();
   Value word = arith::ConstantIndexOp::create(
       rewriter, loc, rangeWords.at({range.getBegin(), range.getEnd()}));
-  Value old = buildMemoryBarrierArrive(
-      rewriter, loc, rangeState, word,
-      arith::ConstantIntOp::create(rewriter, loc, i64, range.getThreadCount()));
-  Value phases = arith::ShRUIOp::create(
-      rewriter, loc, old, arith::ConstantIntOp::create(rewriter, loc, i64, 32));
-  Value parity =
-      arith::TruncIOp::create(rewriter, loc, rewriter.getI1Type(), phases);
-  buildMemoryBarrierWait(rewriter, loc, rangeState, word, parity,
+  buildMemoryBarrierSync(rewriter, loc, rangeState, word,
+                         range.getThreadCount(),
                          [&](OpBuilder &b, Location l) { pause(b, l); });
 }
 
@@ -226,13 +207,11 @@ void TeamLowering::run() {
       buildMemoryBarrierArrive(rewriter, at, state, arrive.getIndex(), count);
       rewriter.eraseOp(op);
     } else if (auto wait = dyn_cast<BarrierWaitOp>(op)) {
-      Value parity = arith::TruncIOp::create(
-          rewriter, at, rewriter.getI1Type(),
-          arith::IndexCastUIOp::create(rewriter, at, rewriter.getI64Type(),
-                                       wait.getParity()));
-      buildMemoryBarrierWait(
-          rewriter, at, groupStates.lookup(wait.getBarrier()), wait.getIndex(),
-          parity, [&](OpBuilder &b, Location l) { pause(b, l); });
+      buildMemoryBarrierWait(rewriter, at,
+                             groupStates.lookup(wait.getBarrier()),
+                             wait.getIndex(),
+                             buildLowBit(rewriter, at, wait.getParity()),
+                             [&](OpBuilder &b, Location l) { pause(b, l); });
       rewriter.eraseOp(op);
     } else {
       rewriter.replaceOp(

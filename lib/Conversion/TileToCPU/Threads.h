@@ -26,10 +26,6 @@ namespace mlir::tile::cpu_lowering {
 /// (NVIDIA's).
 constexpr int64_t kCpuWarpSize = 32;
 
-/// Whether `kernel`'s threads differ: it reads a thread index, has thread
-/// ranges or makes barriers.
-bool readsThreadIds(KernelOp kernel);
-
 /// In a kernel whose block runs as a team of threads, `thread` the running
 /// one's index: thread indices from it, barriers as the team's, and each
 /// tile op (and each print of a buffer, by one thread) run by the team's

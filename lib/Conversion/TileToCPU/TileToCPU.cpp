@@ -183,7 +183,7 @@ struct KernelLowering : OpConversionPattern<KernelOp> {
                               rewriter.getInsertionPoint());
     };
 
-    bool threaded = readsThreadIds(op);
+    bool threaded = namesThreads(op);
     if (threaded && !openmp)
       return op.emitOpError("reads thread indices, whose threads the CPU "
                             "target runs as an OpenMP team: this build "

@@ -60,12 +60,6 @@ void mlir::tile::gpu_lowering::createBarrierGroup(KernelContext &k,
   k.barrierGroups[op.getResult()] = group;
 }
 
-/// The low bit of an index, as i1.
-static Value getParityBit(OpBuilder &b, Location loc, Value parity) {
-  Value word = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), parity);
-  return arith::TruncIOp::create(b, loc, b.getI1Type(), word);
-}
-
 static LogicalResult lowerBarrierArrive(const KernelContext &k,
                                         PatternRewriter &rewriter,
                                         BarrierArriveOp op) {
@@ -82,7 +76,7 @@ static LogicalResult lowerBarrierWait(const KernelContext &k,
   Location loc = op.getLoc();
   k.codegen.waitForBarrier(
       rewriter, loc, k.target, k.barrierGroups.lookup(op.getBarrier()),
-      op.getIndex(), getParityBit(rewriter, loc, op.getParity()));
+      op.getIndex(), buildLowBit(rewriter, loc, op.getParity()));
   rewriter.eraseOp(op);
   return success();
 }

@@ -442,11 +442,18 @@ _THREAD_OPS = {"tile.thread_id", "tile.load", "tile.store", "tile.print",
                "tile.fence", "tile.barrier_arrive", "tile.barrier_wait"}
 
 
+def _op_name(op):
+    """The name of an op of the builder (`tile.copy`), and whether it has a
+    result."""
+    text = op.text()
+    result = " = " in text
+    return (text.split(" = ", 1)[1] if result else text).split(" ", 1)[0], result
+
+
 def _has_tile_ops(region):
     """Whether `region` (or a region in it) has an op of the block."""
     for op in region.ops:
-        text = op.text()
-        name = (text.split(" = ", 1)[1] if " = " in text else text).split(" ", 1)[0]
+        name, _ = _op_name(op)
         if name.startswith("tile.") and name not in _THREAD_OPS:
             return True
         if any(_has_tile_ops(r) for r in op.regions):
@@ -456,11 +463,9 @@ def _has_tile_ops(region):
 
 def _is_pure(op):
     """An op that only computes a value (arithmetic on scalars)."""
-    text = op.text()
-    if " = " not in text or op.regions:
-        return False
-    name = text.split(" = ", 1)[1].split(" ", 1)[0]
-    return name.startswith(("arith.", "math.", "index.")) or name == "tile.thread_id"
+    name, result = _op_name(op)
+    return result and not op.regions and (
+        name.startswith(("arith.", "math.", "index.")) or name == "tile.thread_id")
 
 
 def _in_thread_range(region):
@@ -520,9 +525,9 @@ def _hoist_else(b, branch, region):
                             f"earlier branch's {lo} to {hi}: give it bounds of its own "
                             "(`elif tx >= ... and tx < ...`)")
         taken.append(span)
-        if op.text().startswith("scf.if ") and len(op.regions) == 1:
+        if _op_name(op)[0] == "scf.if" and len(op.regions) == 1:
             _make_thread_range(op, op.regions[0], *span)
-    ranges = [op for op in region.ops if op.text().startswith("tile.thread_range ")]
+    ranges = [op for op in region.ops if _op_name(op)[0] == "tile.thread_range"]
     if ranges and all(op in ranges or _is_pure(op) for op in region.ops):
         # The chain's conditions (arithmetic every thread may compute) and
         # its ranges.

@@ -37,6 +37,16 @@ bool mlir::tile::hasThreadRanges(KernelOp kernel) {
       .wasInterrupted();
 }
 
+bool mlir::tile::namesThreads(KernelOp kernel) {
+  return kernel
+      .walk([](Operation *op) {
+        return isa<ThreadIdOp, ThreadRangeOp, AllocBarrierOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 LogicalResult ThreadRangeOp::verify() {
   int64_t begin = getBegin(), end = getEnd();
   if (begin < 0 || end <= begin)

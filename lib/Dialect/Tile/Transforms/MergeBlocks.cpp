@@ -523,17 +523,7 @@ bool mlir::tile::mergeBlocks(RewriterBase &rewriter, KernelOp kernel,
   if (kernel.getPersistent() || kernel.getRasterAttr() ||
       kernel.getSpecialize())
     return false;
-  // Thread indices, thread ranges and barriers' arrival counts count the
-  // block's threads as written.
-  bool writesThreads =
-      kernel
-          .walk([](Operation *op) {
-            return isa<ThreadIdOp, ThreadRangeOp, AllocBarrierOp>(op)
-                       ? WalkResult::interrupt()
-                       : WalkResult::advance();
-          })
-          .wasInterrupted();
-  if (writesThreads)
+  if (namesThreads(kernel))
     return false;
   // Along N first, then along M (64-row tiles): each merge brings one to
   // its goal.

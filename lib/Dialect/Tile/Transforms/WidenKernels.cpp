@@ -40,10 +40,10 @@ int64_t mlir::tile::getFragmentRegisters(
 /// yet), a read of a thread's index, a thread range or a barrier's
 /// arrival count.
 static bool hasWrittenThreads(KernelOp kernel) {
+  if (namesThreads(kernel))
+    return true;
   return kernel
       .walk([](Operation *op) {
-        if (isa<ThreadIdOp, ThreadRangeOp, AllocBarrierOp>(op))
-          return WalkResult::interrupt();
         if (auto fragment = dyn_cast<FragmentOp>(op);
             fragment && fragment.getLayoutAttr())
           return WalkResult::interrupt();

@@ -354,6 +354,14 @@ Value mlir::tile::buildMemoryBarrierArrive(OpBuilder &b, Location loc,
   return rmw.getResult();
 }
 
+/// The parity (i1) of the current phase of a barrier word: the low bit of
+/// its completed phases.
+static Value getPhaseParity(OpBuilder &b, Location loc, Value word) {
+  Value phases = arith::ShRUIOp::create(
+      b, loc, word, arith::ConstantIntOp::create(b, loc, b.getI64Type(), 32));
+  return arith::TruncIOp::create(b, loc, b.getI1Type(), phases);
+}
+
 void mlir::tile::buildMemoryBarrierWait(
     OpBuilder &b, Location loc, Value state, Value index, Value parity,
     function_ref<void(OpBuilder &, Location)> pause) {
@@ -366,16 +374,28 @@ void mlir::tile::buildMemoryBarrierWait(
         Value word = memref::AtomicRMWOp::create(
             before, l, arith::AtomicRMWKind::ori,
             arith::ConstantIntOp::create(before, l, i64, 0), state, index);
-        Value phases = arith::ShRUIOp::create(
-            before, l, word, arith::ConstantIntOp::create(before, l, i64, 32));
-        Value current =
-            arith::TruncIOp::create(before, l, before.getI1Type(), phases);
-        Value waiting = arith::CmpIOp::create(
-            before, l, arith::CmpIPredicate::eq, current, parity);
+        Value waiting =
+            arith::CmpIOp::create(before, l, arith::CmpIPredicate::eq,
+                                  getPhaseParity(before, l, word), parity);
         scf::ConditionOp::create(before, l, waiting, ValueRange());
       },
       [&](OpBuilder &after, Location l, ValueRange) {
         pause(after, l);
         scf::YieldOp::create(after, l);
       });
+}
+
+void mlir::tile::buildMemoryBarrierSync(
+    OpBuilder &b, Location loc, Value state, Value index, int64_t count,
+    function_ref<void(OpBuilder &, Location)> pause) {
+  Value old = buildMemoryBarrierArrive(
+      b, loc, state, index,
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), count));
+  buildMemoryBarrierWait(b, loc, state, index, getPhaseParity(b, loc, old),
+                         pause);
+}
+
+Value mlir::tile::buildLowBit(OpBuilder &b, Location loc, Value index) {
+  Value word = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  return arith::TruncIOp::create(b, loc, b.getI1Type(), word);
 }

@@ -41,6 +41,10 @@ namespace mlir::tile {
 int64_t getThreadCount(Operation *op);
 /// Whether `kernel` has tile.thread_range regions.
 bool hasThreadRanges(KernelOp kernel);
+/// Whether `kernel`'s code names its threads: it reads a thread index, has
+/// thread ranges or makes barriers (whose arrival counts count threads).
+/// Its threads then differ, and their count is as written.
+bool namesThreads(KernelOp kernel);
 
 /// How a fragment element access in a tile.parallel body (tile.load /
 /// tile.store) indexes each dim of the fragment: by an induction variable of

@@ -57,6 +57,14 @@ Value buildMemoryBarrierArrive(OpBuilder &b, Location loc, Value state,
 void buildMemoryBarrierWait(OpBuilder &b, Location loc, Value state,
                             Value index, Value parity,
                             function_ref<void(OpBuilder &, Location)> pause);
+/// The running thread arrives at the barrier at word `index` of `state`
+/// (`count` arrivals a phase), then waits for the phase it arrived in to
+/// complete: a barrier of `count` threads.
+void buildMemoryBarrierSync(OpBuilder &b, Location loc, Value state,
+                            Value index, int64_t count,
+                            function_ref<void(OpBuilder &, Location)> pause);
+/// The low bit of an index value, as i1 (a barrier phase's parity).
+Value buildLowBit(OpBuilder &b, Location loc, Value index);
 
 /// The index of a thread in `unit`s (tile.thread_id's) from its index
 /// `thread` in the block, for warps of `warpSize` threads.
