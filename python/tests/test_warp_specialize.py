@@ -300,3 +300,102 @@ def test_overlapping_elif_is_an_error():
                     T.copy(A[0, 0], S)
                 elif tx < 192:
                     T.fill(S, 0.0)
+
+
+def test_nested_warpgroups_are_an_error():
+    def body(A, S):
+        with T.ws(0, 1):
+            with T.ws(0):
+                T.copy(A[0, 0], S)
+    with raises_at("T.ws cannot be nested in another T.ws"):
+        compile_body(body)
+
+
+def test_tma_copy_misuses():
+    def into_fragment(A, S):
+        bars = T.alloc_barrier(128)
+        F = T.alloc_fragment((64, 64), T.float32)
+        with T.ws(0):
+            T.tma_copy(A[0, 0], F, barrier=bars)
+    with raises_at("T.tma_copy with a barrier copies from global to shared memory"):
+        compile_body(into_fragment)
+
+    def multicast(A, S):
+        bars = T.alloc_barrier(128)
+        T.tma_copy(A[0, 0], S, barrier=bars, cluster_mask=0b11)
+    with raises_at("T.tma_copy's cluster_mask .* is not supported"):
+        compile_body(multicast)
+
+    def cluster_arrive(A, S):
+        bars = T.alloc_barrier(128)
+        T.mbarrier_arrive(bars, cta_id=1)
+    with raises_at(r"T.mbarrier_arrive\(b, cta_id\) .* is not supported"):
+        compile_body(cluster_arrive)
+
+    def not_a_barrier(A, S):
+        T.barrier_arrive(S)
+    with raises_at("T.barrier_arrive expects a barrier from T.alloc_barrier"):
+        compile_body(not_a_barrier)
+
+    def float_parity(A, S):
+        bars = T.alloc_barrier(128)
+        T.barrier_wait(bars, T.float32(1.0) + 0.5)
+    with raises_at("T.barrier_wait: the parity must be an integer"):
+        compile_body(float_parity)
+
+
+def _no_warpgroup(A, S):
+    with T.ws():
+        pass
+
+
+def _negative_warpgroup(A, S):
+    with T.ws(-1):
+        pass
+
+
+def _no_counts(A, S):
+    T.alloc_barrier([])
+
+
+def _zero_count(A, S):
+    T.alloc_barrier([128, 0])
+
+
+def _float_index(A, S):
+    bars = T.alloc_barrier([128, 128])
+    T.barrier_arrive(bars[T.float32(1.0) + 0.5])
+
+
+def _copy_of_mixed_dtypes(A, S):
+    H = T.alloc_shared((64, 64), T.float16)
+    T.ptx_cp_async(T.access_ptr(H[0, 0], "w", 8), T.access_ptr(A[0, 0], "r", 8), 16)
+
+
+def _partial_element(A, S):
+    T.ptx_cp_async(T.access_ptr(S[0, 0], "w", 1), T.access_ptr(A[0, 0], "r", 1), 6)
+
+
+def _not_a_place(A, S):
+    T.ptx_cp_async(S, A, 16)
+
+
+def _pointer_to_a_buffer(A, S):
+    T.access_ptr(S, "w", 8)
+
+
+@pytest.mark.parametrize("body, message", [
+    (_no_warpgroup, "T.ws needs at least one warpgroup index"),
+    (_negative_warpgroup, "T.ws's warpgroup indices must be >= 0, got -1"),
+    (_no_counts, "T.alloc_barrier needs at least one arrival count"),
+    (_zero_count, "arrival counts must be positive, got 0"),
+    (_float_index, "T.barrier_arrive: a barrier index must be an integer"),
+    (_copy_of_mixed_dtypes, "T.ptx_cp_async copies between buffers of one dtype, "
+                            "got float32 and float16"),
+    (_partial_element, "T.ptx_cp_async copies whole elements: 6 bytes of float32"),
+    (_not_a_place, "T.ptx_cp_async takes two T.access_ptr places"),
+    (_pointer_to_a_buffer, r"T.access_ptr takes a buffer element \(buffer\[i, j\]\)"),
+])
+def test_barrier_and_copy_misuses(body, message):
+    with raises_at(message):
+        compile_body(body)

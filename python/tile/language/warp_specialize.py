@@ -132,32 +132,33 @@ def _thread_op(what):
     return b
 
 
+def _arrive(mbarrier, what):
+    b = _thread_op(what)
+    group, index = _barrier(mbarrier, what)
+    b.emit(f"tile.barrier_arrive {group.value.name}[{index}] : {group.type_text()}",
+           result=False)
+
+
 def mbarrier_arrive(mbarrier, cta_id=None):
     """``T.mbarrier_arrive(b)``: the running thread arrives at barrier `b`."""
     if cta_id is not None:
         raise error("T.mbarrier_arrive(b, cta_id) (arriving at another block's "
                     "barrier in a cluster) is not supported")
-    b = _thread_op("T.mbarrier_arrive")
-    group, index = _barrier(mbarrier, "T.mbarrier_arrive")
-    b.emit(f"tile.barrier_arrive {group.value.name}[{index}] : {group.type_text()}",
-           result=False)
+    _arrive(mbarrier, "T.mbarrier_arrive")
 
 
 def barrier_arrive(mbarrier):
     """``T.barrier_arrive(b)``: as ``T.mbarrier_arrive``."""
-    mbarrier_arrive(mbarrier)
+    _arrive(mbarrier, "T.barrier_arrive")
 
 
-def mbarrier_wait_parity(mbarrier, parity):
-    """``T.mbarrier_wait_parity(b, parity)``: the running thread waits until
-    the phase of barrier `b` of that parity (0 or 1, its low bit) has
-    completed; on a new barrier, parity 1 passes at once."""
-    b = _thread_op("T.mbarrier_wait_parity")
-    group, index = _barrier(mbarrier, "T.mbarrier_wait_parity")
+def _wait(mbarrier, parity, what):
+    b = _thread_op(what)
+    group, index = _barrier(mbarrier, what)
     p = operand(parity)
     if isinstance(p, Value):
         if p.dtype.is_float:
-            raise error("T.mbarrier_wait_parity: the parity must be an integer")
+            raise error(f"{what}: the parity must be an integer")
         p = convert(p, dt.index)
     else:
         p = constant(int(p) & 1, dt.index)
@@ -165,9 +166,16 @@ def mbarrier_wait_parity(mbarrier, parity):
            f"{group.type_text()}", result=False)
 
 
+def mbarrier_wait_parity(mbarrier, parity):
+    """``T.mbarrier_wait_parity(b, parity)``: the running thread waits until
+    the phase of barrier `b` of that parity (0 or 1, its low bit) has
+    completed; on a new barrier, parity 1 passes at once."""
+    _wait(mbarrier, parity, "T.mbarrier_wait_parity")
+
+
 def barrier_wait(mbarrier, parity):
     """``T.barrier_wait(b, parity)``: as ``T.mbarrier_wait_parity``."""
-    mbarrier_wait_parity(mbarrier, parity)
+    _wait(mbarrier, parity, "T.barrier_wait")
 
 
 def tma_copy(src, dst, *, barrier=None, cluster_mask=None, leader_scope_threads=None,
@@ -290,4 +298,4 @@ def cp_async_barrier_noinc(mbarrier):
     """``T.cp_async_barrier_noinc(b)``: the running thread arrives at `b` once
     its ``T.ptx_cp_async`` copies are done (counted in the barrier's arrival
     count): tile's are done already, so an arrival."""
-    mbarrier_arrive(mbarrier)
+    _arrive(mbarrier, "T.cp_async_barrier_noinc")

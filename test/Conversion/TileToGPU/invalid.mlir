@@ -111,3 +111,62 @@ func.func @shared_view(%Y: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A thread range synchronizes on a named barrier of its own: the hardware has
+// 15 beside the block's.
+func.func @too_many_ranges() {
+  tile.kernel grid(%bx) in (1) threads(1024) {
+    tile.thread_range 0 to 32 {
+      tile.barrier
+    }
+    tile.thread_range 32 to 64 {
+      tile.barrier
+    }
+    tile.thread_range 64 to 96 {
+      tile.barrier
+    }
+    tile.thread_range 96 to 128 {
+      tile.barrier
+    }
+    tile.thread_range 128 to 160 {
+      tile.barrier
+    }
+    tile.thread_range 160 to 192 {
+      tile.barrier
+    }
+    tile.thread_range 192 to 224 {
+      tile.barrier
+    }
+    tile.thread_range 224 to 256 {
+      tile.barrier
+    }
+    tile.thread_range 256 to 288 {
+      tile.barrier
+    }
+    tile.thread_range 288 to 320 {
+      tile.barrier
+    }
+    tile.thread_range 320 to 352 {
+      tile.barrier
+    }
+    tile.thread_range 352 to 384 {
+      tile.barrier
+    }
+    tile.thread_range 384 to 416 {
+      tile.barrier
+    }
+    tile.thread_range 416 to 448 {
+      tile.barrier
+    }
+    tile.thread_range 448 to 480 {
+      tile.barrier
+    }
+    // expected-error @+1 {{is one of more than 15 different thread ranges, which need a named barrier each}}
+    tile.thread_range 480 to 512 {
+      tile.barrier
+    }
+  }
+  return
+}
